@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ef/vk_image.hpp"
+
+#include <cstring>
+
+#include "ef/ef.h"
+#include "slot_gate.hpp"
+#include "status.hpp"
+
+using namespace ef;
+using ef::capi::fail;
+using ef::capi::succeed;
+
+struct EfVkImage {
+  VkImage image;
+};
+
+extern "C" {
+
+int ef_vk_image_wrap(uint64_t image, void *device, void *instance, void *phys_dev,
+                     const uint8_t *uuid16, uint32_t row_pitch, const EfClientState *keep_alive,
+                     EfVkImage **out_image) {
+  EF_CAPI_REQUIRE(out_image, "ef_vk_image_wrap");
+  if (image == 0)
+    return fail(EINVAL, "ef_vk_image_wrap: null handle (VkImage 0)");
+  std::optional<DeviceUuid> uuid;
+  if (uuid16) {
+    uuid.emplace();
+    std::memcpy(uuid->data(), uuid16, uuid->size());
+  }
+  std::optional<KeepAlive> anchor;
+  if (keep_alive) {
+    auto made = KeepAlive::from_client_state(*keep_alive);
+    if (!made)
+      return fail(EINVAL, "ef_vk_image_wrap: " + made.error().message);
+    anchor = std::move(made).value();
+  }
+  auto wrapped = VkImage::try_from_raw(image, device, instance, phys_dev, uuid, row_pitch,
+                                       std::move(anchor));
+  if (!wrapped)
+    return fail(wrapped.error());
+  *out_image = new EfVkImage{std::move(wrapped).value()};
+  return succeed();
+}
+
+int ef_vk_image_copy(const EfVkImage *image, EfVkImage **out_copy) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_copy");
+  EF_CAPI_REQUIRE(out_copy, "ef_vk_image_copy");
+  *out_copy = new EfVkImage{image->image};
+  return succeed();
+}
+
+void ef_vk_image_free(EfVkImage *image) { delete image; }
+
+int ef_vk_image_set_dimensions(EfVkImage *image, uint32_t width, uint32_t height) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_set_dimensions");
+  image->image = image->image.with_dimensions(width, height);
+  return succeed();
+}
+
+int ef_vk_image_set_format(EfVkImage *image, uint32_t pixel_format) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_set_format");
+  if (pixel_format == 0 || pixel_format > kPixelFormatMax)
+    return fail(EINVAL, "ef_vk_image_set_format: " + std::to_string(pixel_format) +
+                            " is not an EF_PIXEL_FORMAT_* value");
+  image->image = image->image.with_format(static_cast<PixelFormat>(pixel_format));
+  return succeed();
+}
+
+int ef_vk_image_set_plane_format(EfVkImage *image, uint32_t plane_format) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_set_plane_format");
+  if (plane_format == 0 || plane_format > kPlaneFormatMax)
+    return fail(EINVAL, "ef_vk_image_set_plane_format: " + std::to_string(plane_format) +
+                            " is not an EF_PLANE_FORMAT_* value");
+  image->image = image->image.with_plane_format(static_cast<PlaneFormat>(plane_format));
+  return succeed();
+}
+
+int ef_vk_image_set_acquire_release(EfVkImage *image, EfSlotGate *gate, uint64_t value) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_set_acquire_release");
+  EF_CAPI_REQUIRE(gate, "ef_vk_image_set_acquire_release");
+  image->image = image->image.with_acquire_release(SlotRelease(gate->gate, value));
+  return succeed();
+}
+
+int ef_vk_image_get_handle(const EfVkImage *image, uint64_t *out_handle) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_handle");
+  EF_CAPI_REQUIRE(out_handle, "ef_vk_image_get_handle");
+  *out_handle = image->image.image();
+  return succeed();
+}
+
+int ef_vk_image_get_dimensions(const EfVkImage *image, uint32_t *out_width, uint32_t *out_height) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_dimensions");
+  EF_CAPI_REQUIRE(out_width, "ef_vk_image_get_dimensions");
+  EF_CAPI_REQUIRE(out_height, "ef_vk_image_get_dimensions");
+  *out_width = image->image.width();
+  *out_height = image->image.height();
+  return succeed();
+}
+
+int ef_vk_image_get_row_pitch(const EfVkImage *image, uint32_t *out_row_pitch) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_row_pitch");
+  EF_CAPI_REQUIRE(out_row_pitch, "ef_vk_image_get_row_pitch");
+  *out_row_pitch = image->image.row_pitch();
+  return succeed();
+}
+
+int ef_vk_image_get_format(const EfVkImage *image, uint32_t *out_pixel_format) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_format");
+  EF_CAPI_REQUIRE(out_pixel_format, "ef_vk_image_get_format");
+  if (!image->image.format())
+    return fail(ENOENT, "ef_vk_image_get_format: no format was stamped");
+  *out_pixel_format = static_cast<uint32_t>(*image->image.format());
+  return succeed();
+}
+
+int ef_vk_image_get_uuid(const EfVkImage *image, uint8_t out_uuid16[16]) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_uuid");
+  EF_CAPI_REQUIRE(out_uuid16, "ef_vk_image_get_uuid");
+  if (!image->image.uuid())
+    return fail(ENOENT, "ef_vk_image_get_uuid: the image carries no device uuid");
+  std::memcpy(out_uuid16, image->image.uuid()->data(), 16);
+  return succeed();
+}
+
+int ef_vk_image_release_slot(const EfVkImage *image) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_release_slot");
+  if (!image->image.acquire_release())
+    return fail(ENOENT, "ef_vk_image_release_slot: no slot-release gate was stamped");
+  image->image.acquire_release()->arm();
+  return succeed();
+}
+
+}  // extern "C"

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "ef/identity.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace ef {
+
+namespace {
+
+// Not in every linux/magic.h this project builds against.
+constexpr int64_t kDmaBufMagic = 0x444d4142;
+constexpr int64_t kAnonInodeMagic = 0x09041934;
+constexpr int64_t kTmpfsMagic = 0x01021994;
+constexpr int64_t kHugetlbfsMagic = 0x958458f6;
+
+bool starts_with(const std::string &s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+Error refuse(const FdFacts &facts, const std::string &why) {
+  return Error{EINVAL, "fd (" + (facts.link.empty() ? std::string("?") : facts.link) +
+                           ") has no buffer identity: " + why};
+}
+
+}  // namespace
+
+std::string_view to_string(IdentityKind kind) {
+  switch (kind) {
+    case IdentityKind::DmaBuf: return "DmaBuf";
+    case IdentityKind::Shm: return "Shm";
+    case IdentityKind::IoSurface: return "IoSurface";
+    case IdentityKind::AHardwareBufferId: return "AHardwareBufferId";
+    case IdentityKind::AHardwareBufferPtr: return "AHardwareBufferPtr";
+    case IdentityKind::D3d11Texture: return "D3d11Texture";
+    case IdentityKind::HostPtr: return "HostPtr";
+    case IdentityKind::Pbo: return "Pbo";
+    case IdentityKind::VkImage: return "VkImage";
+  }
+  return "invalid";
+}
+
+std::string to_string(const BufferIdentity &identity) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ":%016" PRIx64, identity.id);
+  return std::string(to_string(identity.kind)) + buf;
+}
+
+Result<BufferIdentity> classify_fd(const FdFacts &facts) {
+  const bool regular = S_ISREG(facts.st_mode);
+  const uint64_t key = inode_key(facts.st_dev, facts.st_ino);
+
+  if (facts.fs_magic == kDmaBufMagic) {
+    // Before Linux 5.3 a dma-buf has no inode of its own and reports size 0.
+    if (facts.st_size == 0)
+      return refuse(facts, "dma-buf reports size 0 (pre-5.3 kernel: all dma-bufs share one inode)");
+    return BufferIdentity::derived(IdentityKind::DmaBuf, key);
+  }
+  if (facts.fs_magic == kAnonInodeMagic)
+    return refuse(facts, "anonymous inode shared by many objects (a pre-5.3 dma-buf?)");
+  if (!regular)
+    return refuse(facts, "not a dma-buf, memfd or shm file");
+  if (facts.fs_magic == kTmpfsMagic || facts.fs_magic == kHugetlbfsMagic) {
+    if (starts_with(facts.link, "/memfd:"))
+      return BufferIdentity::derived(IdentityKind::DmaBuf, key);
+    if (starts_with(facts.link, "/dev/shm/"))
+      return BufferIdentity::derived(IdentityKind::Shm, key);
+  }
+  return refuse(facts, "a regular file is not a shareable buffer");
+}
+
+Result<FdFacts> read_fd_facts(int fd) {
+  if (fd < 0)
+    return Error{EBADF, "fd " + std::to_string(fd) + " is not a file descriptor"};
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    return Error{err, "fstat(fd " + std::to_string(fd) + "): " + std::strerror(err)};
+  }
+  struct statfs sfs;
+  if (fstatfs(fd, &sfs) != 0) {
+    int err = errno;
+    return Error{err, "fstatfs(fd " + std::to_string(fd) + "): " + std::strerror(err)};
+  }
+  FdFacts facts;
+  facts.st_dev = st.st_dev;
+  facts.st_ino = st.st_ino;
+  facts.st_mode = st.st_mode;
+  facts.st_size = st.st_size;
+  facts.fs_magic = static_cast<int64_t>(sfs.f_type);
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  char link[512];
+  ssize_t n = readlink(path, link, sizeof link - 1);
+  if (n > 0)
+    facts.link.assign(link, static_cast<size_t>(n));
+  return facts;
+}
+
+Result<BufferIdentity> identity_from_fd(int fd) {
+  auto facts = read_fd_facts(fd);
+  if (!facts)
+    return facts.error();
+  return classify_fd(*facts);
+}
+
+Result<BufferIdentity> identity_from_host_ptr(const void *base) {
+  if (base == nullptr)
+    return Error{EINVAL, "host pointer is NULL: it names no allocation"};
+  return BufferIdentity::derived(IdentityKind::HostPtr, reinterpret_cast<uintptr_t>(base));
+}
+
+Result<BufferIdentity> identity_from_gl_buffer(uint32_t name) {
+  if (name == 0)
+    return Error{EINVAL, "GL buffer name 0 names no buffer"};
+  return BufferIdentity::derived(IdentityKind::Pbo, name);
+}
+
+Result<BufferIdentity> identity_from_vk_image(uint64_t handle) {
+  if (handle == 0)
+    return Error{EINVAL, "VkImage handle is VK_NULL_HANDLE"};
+  return BufferIdentity::derived(IdentityKind::VkImage, handle);
+}
+
+}  // namespace ef
