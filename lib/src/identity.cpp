@@ -35,15 +35,24 @@ Error refuse(const FdFacts &facts, const std::string &why) {
 
 std::string_view to_string(IdentityKind kind) {
   switch (kind) {
-    case IdentityKind::DmaBuf: return "DmaBuf";
-    case IdentityKind::Shm: return "Shm";
-    case IdentityKind::IoSurface: return "IoSurface";
-    case IdentityKind::AHardwareBufferId: return "AHardwareBufferId";
-    case IdentityKind::AHardwareBufferPtr: return "AHardwareBufferPtr";
-    case IdentityKind::D3d11Texture: return "D3d11Texture";
-    case IdentityKind::HostPtr: return "HostPtr";
-    case IdentityKind::Pbo: return "Pbo";
-    case IdentityKind::VkImage: return "VkImage";
+    case IdentityKind::DmaBuf:
+      return "DmaBuf";
+    case IdentityKind::Shm:
+      return "Shm";
+    case IdentityKind::IoSurface:
+      return "IoSurface";
+    case IdentityKind::AHardwareBufferId:
+      return "AHardwareBufferId";
+    case IdentityKind::AHardwareBufferPtr:
+      return "AHardwareBufferPtr";
+    case IdentityKind::D3d11Texture:
+      return "D3d11Texture";
+    case IdentityKind::HostPtr:
+      return "HostPtr";
+    case IdentityKind::Pbo:
+      return "Pbo";
+    case IdentityKind::VkImage:
+      return "VkImage";
   }
   return "invalid";
 }

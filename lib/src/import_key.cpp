@@ -17,7 +17,8 @@ Result<void> ImportKey::check() const {
                              std::to_string(kMaxPlanes) + " allowed)"};
   if (l.width == 0 || l.height == 0)
     return Error{EINVAL, "import of size " + std::to_string(l.width) + "x" +
-                             std::to_string(l.height) + " refused: a zero-size buffer has no bytes"};
+                             std::to_string(l.height) +
+                             " refused: a zero-size buffer has no bytes"};
   for (uint32_t p = 0; p < l.n_planes; ++p)
     if (l.strides[p] == 0)
       return Error{EINVAL, "plane " + std::to_string(p) + " has stride 0"};

@@ -7,9 +7,8 @@ namespace ef {
 
 void SlotGate::store(uint64_t value) {
   uint64_t current = value_.load(std::memory_order_relaxed);
-  while (current < value &&
-         !value_.compare_exchange_weak(current, value, std::memory_order_release,
-                                       std::memory_order_relaxed)) {
+  while (current < value && !value_.compare_exchange_weak(current, value, std::memory_order_release,
+                                                          std::memory_order_relaxed)) {
   }
   // Taking the mutex between the store and the notify closes the window in
   // which a waiter has checked the value but not yet started waiting.

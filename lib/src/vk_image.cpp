@@ -5,9 +5,9 @@
 
 namespace ef {
 
-Result<VkImage> VkImage::try_from_raw(uint64_t image, void *device, void *instance,
-                                      void *phys_dev, std::optional<DeviceUuid> uuid,
-                                      uint32_t row_pitch, std::optional<KeepAlive> keep_alive) {
+Result<VkImage> VkImage::try_from_raw(uint64_t image, void *device, void *instance, void *phys_dev,
+                                      std::optional<DeviceUuid> uuid, uint32_t row_pitch,
+                                      std::optional<KeepAlive> keep_alive) {
   if (image == 0)
     return Error{EINVAL, "null handle: VkImage 0 cannot be wrapped"};
   VkImage v;

@@ -20,11 +20,10 @@ static void on_release(const void *ctx) {
   ++releases;
 }
 
-#define ck_assert_failed_with(call, code, needle)                                  \
-  do {                                                                             \
-    ck_assert_int_eq((call), (code));                                              \
-    ck_assert_msg(strstr(ef_last_error(), (needle)) != NULL, "last error: '%s'", \
-                  ef_last_error());                                                \
+#define ck_assert_failed_with(call, code, needle)                                                  \
+  do {                                                                                             \
+    ck_assert_int_eq((call), (code));                                                              \
+    ck_assert_msg(strstr(ef_last_error(), (needle)) != NULL, "last error: '%s'", ef_last_error()); \
   } while (0)
 
 START_TEST(test_identity_entry_points) {
@@ -188,4 +187,6 @@ static Suite *capi_suite(void) {
   return s;
 }
 
-int main(void) { return run_suite(capi_suite()); }
+int main(void) {
+  return run_suite(capi_suite());
+}

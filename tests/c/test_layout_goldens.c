@@ -20,7 +20,8 @@ EF_STATIC_ASSERT(offsetof(EfClientState, release) == 16, "release at 16");
 
 /* Pinned enum values cross the ABI as uint32_t. */
 EF_STATIC_ASSERT(EF_IDENTITY_KIND_DMA_BUF == 0 && EF_IDENTITY_KIND_SHM == 1 &&
-                     EF_IDENTITY_KIND_IO_SURFACE == 2 && EF_IDENTITY_KIND_AHARDWARE_BUFFER_ID == 3 &&
+                     EF_IDENTITY_KIND_IO_SURFACE == 2 &&
+                     EF_IDENTITY_KIND_AHARDWARE_BUFFER_ID == 3 &&
                      EF_IDENTITY_KIND_AHARDWARE_BUFFER_PTR == 4 &&
                      EF_IDENTITY_KIND_D3D11_TEXTURE == 5 && EF_IDENTITY_KIND_HOST_PTR == 6 &&
                      EF_IDENTITY_KIND_PBO == 7 && EF_IDENTITY_KIND_VK_IMAGE == 8,

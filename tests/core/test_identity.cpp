@@ -305,4 +305,6 @@ static Suite *identity_suite() {
   return s;
 }
 
-int main() { return ef::test::run_suite(identity_suite()); }
+int main() {
+  return ef::test::run_suite(identity_suite());
+}

@@ -67,7 +67,9 @@ ImportKey key_for(BufferIdentity identity, uint32_t width = 64, uint32_t height 
   return key;
 }
 
-BufferIdentity fixed(uint64_t key) { return BufferIdentity::derived(IdentityKind::DmaBuf, key); }
+BufferIdentity fixed(uint64_t key) {
+  return BufferIdentity::derived(IdentityKind::DmaBuf, key);
+}
 
 struct Counter {
   int imports = 0;
@@ -161,7 +163,7 @@ START_TEST(test_layout_change_misses) {
   k.layout.offsets[0] = 4096;
   ck_assert(!cache.acquire(k, src, c.importer(9))->hit);  // offset
   k = key_for(id);
-  k.layout.fourcc = 0x34325258;  // 'XR24'
+  k.layout.fourcc = 0x34325258;                           // 'XR24'
   ck_assert(!cache.acquire(k, src, c.importer(9))->hit);  // format
   k = key_for(id);
   k.layout.modifier = 1;
@@ -181,13 +183,13 @@ START_TEST(test_lru_order) {
   ck_assert(get(1).ok());
   ck_assert(get(2).ok());
   ck_assert(get(3).ok());
-  ck_assert(get(1)->hit);  // 1 is now most recent; 2 is least
-  ck_assert(!get(4)->hit); // evicts 2
+  ck_assert(get(1)->hit);   // 1 is now most recent; 2 is least
+  ck_assert(!get(4)->hit);  // evicts 2
   ck_assert_uint_eq(cache.stats().evictions, 1);
   ck_assert(get(1)->hit);
   ck_assert(get(3)->hit);
   ck_assert(get(4)->hit);
-  ck_assert(!get(2)->hit); // was evicted; evicts 1 (least recent now)
+  ck_assert(!get(2)->hit);  // was evicted; evicts 1 (least recent now)
   ck_assert(!get(1)->hit);
   auto s = cache.stats();
   ck_assert_uint_eq(s.entries, 3);
@@ -416,4 +418,6 @@ static Suite *cache_suite() {
   return s;
 }
 
-int main() { return ef::test::run_suite(cache_suite()); }
+int main() {
+  return ef::test::run_suite(cache_suite());
+}

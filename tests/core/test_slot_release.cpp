@@ -175,4 +175,6 @@ static Suite *gate_suite() {
   return s;
 }
 
-int main() { return ef::test::run_suite(gate_suite()); }
+int main() {
+  return ef::test::run_suite(gate_suite());
+}

@@ -16,8 +16,12 @@ struct Counts {
   int releases = 0;
 };
 
-void count_retain(const void *ctx) { ++static_cast<Counts *>(const_cast<void *>(ctx))->retains; }
-void count_release(const void *ctx) { ++static_cast<Counts *>(const_cast<void *>(ctx))->releases; }
+void count_retain(const void *ctx) {
+  ++static_cast<Counts *>(const_cast<void *>(ctx))->retains;
+}
+void count_release(const void *ctx) {
+  ++static_cast<Counts *>(const_cast<void *>(ctx))->releases;
+}
 
 }  // namespace
 
@@ -109,4 +113,6 @@ static Suite *vk_image_suite() {
   return s;
 }
 
-int main() { return ef::test::run_suite(vk_image_suite()); }
+int main() {
+  return ef::test::run_suite(vk_image_suite());
+}

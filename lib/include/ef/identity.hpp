@@ -47,7 +47,9 @@ struct BufferIdentity {
 std::string to_string(const BufferIdentity &identity);
 
 // The key of an inode-backed buffer: (st_dev << 32) ^ st_ino.
-constexpr uint64_t inode_key(uint64_t st_dev, uint64_t st_ino) { return (st_dev << 32) ^ st_ino; }
+constexpr uint64_t inode_key(uint64_t st_dev, uint64_t st_ino) {
+  return (st_dev << 32) ^ st_ino;
+}
 
 // What identity_from_fd() reads about an fd; split out so the classification
 // rules can be tested on facts no machine here can produce (a pre-5.3 dma-buf).
@@ -56,8 +58,8 @@ struct FdFacts {
   uint64_t st_ino = 0;
   uint32_t st_mode = 0;
   int64_t st_size = 0;
-  int64_t fs_magic = 0;   // statfs f_type
-  std::string link;       // readlink("/proc/self/fd/N")
+  int64_t fs_magic = 0;  // statfs f_type
+  std::string link;      // readlink("/proc/self/fd/N")
 };
 
 // DmaBuf for dma-bufs and memfds, Shm for POSIX shm (files of /dev/shm).

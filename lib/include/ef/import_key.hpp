@@ -21,7 +21,7 @@ inline constexpr uint64_t kDrmFormatModLinear = 0;
 struct ImportLayout {
   uint32_t width = 0;
   uint32_t height = 0;
-  uint32_t fourcc = 0;    // DRM fourcc of the whole image
+  uint32_t fourcc = 0;  // DRM fourcc of the whole image
   uint64_t modifier = kDrmFormatModLinear;
   uint32_t n_planes = 0;
   std::array<uint64_t, kMaxPlanes> offsets{};  // inside each plane's memory

@@ -46,9 +46,9 @@ class VkImage {
   // EINVAL ("null handle") for image == 0. device/instance/phys_dev may be
   // null, meaning "trusted import" (see seed 002). row_pitch is the plane-0
   // pitch of a LINEAR image, 0 for OPTIMAL tiling.
-  static Result<VkImage> try_from_raw(uint64_t image, void *device, void *instance,
-                                      void *phys_dev, std::optional<DeviceUuid> uuid,
-                                      uint32_t row_pitch, std::optional<KeepAlive> keep_alive);
+  static Result<VkImage> try_from_raw(uint64_t image, void *device, void *instance, void *phys_dev,
+                                      std::optional<DeviceUuid> uuid, uint32_t row_pitch,
+                                      std::optional<KeepAlive> keep_alive);
 
   VkImage with_plane_format(PlaneFormat plane_format) const;
   VkImage with_acquire_release(SlotRelease release) const;

@@ -26,7 +26,8 @@ extern "C" {
 int ef_identity_derive(uint32_t kind, uint64_t key, uint64_t *out_id) {
   EF_CAPI_REQUIRE(out_id, "ef_identity_derive");
   if (kind >= kIdentityKindCount)
-    return fail(EINVAL, "ef_identity_derive: kind " + std::to_string(kind) + " is not an IdentityKind (0.." +
+    return fail(EINVAL, "ef_identity_derive: kind " + std::to_string(kind) +
+                            " is not an IdentityKind (0.." +
                             std::to_string(kIdentityKindCount - 1) + ")");
   *out_id = BufferIdentity::derived(static_cast<IdentityKind>(kind), key).id;
   return succeed();

@@ -62,7 +62,9 @@ int ef_slot_ring_new(uint32_t slots, EfSlotRing **out_ring) {
   return succeed();
 }
 
-void ef_slot_ring_free(EfSlotRing *ring) { delete ring; }
+void ef_slot_ring_free(EfSlotRing *ring) {
+  delete ring;
+}
 
 int ef_slot_ring_acquire(EfSlotRing *ring, uint32_t slot, uint64_t timeout_ns,
                          EfSlotGate **out_gate, uint64_t *out_value) {

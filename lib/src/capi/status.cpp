@@ -14,7 +14,9 @@ int fail(int code, std::string message) {
   return code;
 }
 
-const char *last_error_text() { return last_error.c_str(); }
+const char *last_error_text() {
+  return last_error.c_str();
+}
 
 int succeed() {
   last_error.clear();
@@ -23,4 +25,6 @@ int succeed() {
 
 }  // namespace ef::capi
 
-extern "C" const char *ef_last_error(void) { return ef::capi::last_error_text(); }
+extern "C" const char *ef_last_error(void) {
+  return ef::capi::last_error_text();
+}

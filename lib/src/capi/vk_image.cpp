@@ -35,8 +35,8 @@ int ef_vk_image_wrap(uint64_t image, void *device, void *instance, void *phys_de
       return fail(EINVAL, "ef_vk_image_wrap: " + made.error().message);
     anchor = std::move(made).value();
   }
-  auto wrapped = VkImage::try_from_raw(image, device, instance, phys_dev, uuid, row_pitch,
-                                       std::move(anchor));
+  auto wrapped =
+      VkImage::try_from_raw(image, device, instance, phys_dev, uuid, row_pitch, std::move(anchor));
   if (!wrapped)
     return fail(wrapped.error());
   *out_image = new EfVkImage{std::move(wrapped).value()};
@@ -50,7 +50,9 @@ int ef_vk_image_copy(const EfVkImage *image, EfVkImage **out_copy) {
   return succeed();
 }
 
-void ef_vk_image_free(EfVkImage *image) { delete image; }
+void ef_vk_image_free(EfVkImage *image) {
+  delete image;
+}
 
 int ef_vk_image_set_dimensions(EfVkImage *image, uint32_t width, uint32_t height) {
   EF_CAPI_REQUIRE(image, "ef_vk_image_set_dimensions");
