@@ -121,6 +121,16 @@ Result<BufferIdentity> identity_from_fd(int fd) {
   return classify_fd(*facts);
 }
 
+Result<BufferIdentity> rederive_fd_identity(int fd, IdentityKind kind) {
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    int err = fd < 0 ? EBADF : errno;
+    return Error{err,
+                 "fd " + std::to_string(fd) + " can no longer be examined: " + std::strerror(err)};
+  }
+  return BufferIdentity::derived(kind, inode_key(st.st_dev, st.st_ino));
+}
+
 Result<BufferIdentity> identity_from_host_ptr(const void *base) {
   if (base == nullptr)
     return Error{EINVAL, "host pointer is NULL: it names no allocation"};

@@ -37,6 +37,18 @@ std::string ImportKey::describe() const {
   return s;
 }
 
+bool operator==(const ImportKey &a, const ImportKey &b) {
+  const ImportLayout &l = a.layout, &r = b.layout;
+  if (l.width != r.width || l.height != r.height || l.fourcc != r.fourcc ||
+      l.modifier != r.modifier || l.n_planes != r.n_planes)
+    return false;
+  for (uint32_t p = 0; p < l.n_planes && p < kMaxPlanes; ++p)
+    if (!(a.planes[p] == b.planes[p]) || l.offsets[p] != r.offsets[p] ||
+        l.strides[p] != r.strides[p])
+      return false;
+  return true;
+}
+
 size_t ImportKeyHash::operator()(const ImportKey &key) const noexcept {
   // FNV-1a over the fields; only needs to spread keys across buckets.
   uint64_t h = 1469598103934665603ull;

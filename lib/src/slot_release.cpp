@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ef/slot_release.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 namespace ef {
@@ -20,6 +21,9 @@ uint64_t SlotGate::wait_for(uint64_t expected, std::chrono::nanoseconds timeout)
   uint64_t seen = load();
   if (seen >= expected)
     return seen;
+  // now() + nanoseconds::max() overflows inside the condition variable and
+  // would return at once: clamp "forever" to a year.
+  timeout = std::min<std::chrono::nanoseconds>(timeout, std::chrono::hours(24 * 365));
   std::unique_lock lock(mutex_);
   cv_.wait_for(lock, timeout, [&] {
     seen = load();

@@ -285,6 +285,23 @@ START_TEST(test_process_local_kinds) {
 }
 END_TEST
 
+START_TEST(test_rederive_matches_and_detects_reuse) {
+  ScopedFd fd = make_memfd("ef-rederive", 4096);
+  auto full = identity_from_fd(fd.get());
+  ck_assert(full.ok());
+  auto again = rederive_fd_identity(fd.get(), full->kind);
+  ck_assert(again.ok());
+  ck_assert(*again == *full);
+  // The number closed and taken by other bytes: the re-derived id differs.
+  int number = fd.get();
+  fd.reset();
+  ck_assert_int_eq(rederive_fd_identity(number, full->kind).error().code, EBADF);
+  ScopedFd other = make_memfd("ef-rederive", 4096);
+  ck_assert_int_eq(other.get(), number);
+  ck_assert(!(*rederive_fd_identity(number, full->kind) == *full));
+}
+END_TEST
+
 static Suite *identity_suite() {
   Suite *s = suite_create("identity");
   TCase *tc = tcase_create("core");
@@ -301,6 +318,7 @@ static Suite *identity_suite() {
   tcase_add_test(tc, test_pre_5_3_dmabuf_refused);
   tcase_add_test(tc, test_tmpfs_file_not_shm_refused);
   tcase_add_test(tc, test_process_local_kinds);
+  tcase_add_test(tc, test_rederive_matches_and_detects_reuse);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -395,6 +395,50 @@ START_TEST(test_concurrent_acquire) {
 }
 END_TEST
 
+// An import's retainer may call back into the cache (a GstMemory unref that
+// reaches an element): eviction and clear() must not hold the lock then.
+START_TEST(test_release_may_reenter_cache) {
+  ImportCache<FakeImport> cache(1);
+  Counter c;
+  struct Reentrant : ImportSource {
+    ImportCache<FakeImport> *cache;
+    BufferIdentity id;
+    mutable int released = 0;
+    Result<BufferIdentity> derive_identity(uint32_t) const override { return id; }
+    Retainer retain() const override {
+      return Retainer::from_release(const_cast<Reentrant *>(this), [](void *self) {
+        auto *r = static_cast<Reentrant *>(self);
+        r->cache->stats();  // would deadlock if called under the cache's lock
+        ++r->released;
+      });
+    }
+  };
+  Reentrant a, b;
+  a.cache = b.cache = &cache;
+  a.id = fixed(1);
+  b.id = fixed(2);
+  ck_assert(cache.acquire(key_for(a.id), a, c.importer(1)).ok());
+  ck_assert(cache.acquire(key_for(b.id), b, c.importer(2)).ok());  // evicts a
+  ck_assert_int_eq(a.released, 1);
+  cache.clear();
+  ck_assert_int_eq(b.released, 1);
+}
+END_TEST
+
+START_TEST(test_unused_planes_not_in_key) {
+  ImportCache<FakeImport> cache(4);
+  Counter c;
+  FixedSource src(fixed(3));
+  ImportKey k1 = key_for(fixed(3)), k2 = key_for(fixed(3));
+  k2.planes[2] = fixed(99);  // junk past n_planes
+  k2.layout.strides[3] = 17;
+  ck_assert(k1 == k2);
+  ck_assert_uint_eq(ImportKeyHash{}(k1), ImportKeyHash{}(k2));
+  ck_assert(cache.acquire(k1, src, c.importer(3)).ok());
+  ck_assert(cache.acquire(k2, src, c.importer(3))->hit);
+}
+END_TEST
+
 static Suite *cache_suite() {
   Suite *s = suite_create("import_cache");
   TCase *tc = tcase_create("core");
@@ -414,6 +458,8 @@ static Suite *cache_suite() {
   tcase_add_test(tc, test_default_capacity_from_env);
   tcase_add_test(tc, test_multi_plane_key);
   tcase_add_test(tc, test_concurrent_acquire);
+  tcase_add_test(tc, test_release_may_reenter_cache);
+  tcase_add_test(tc, test_unused_planes_not_in_key);
   suite_add_tcase(s, tc);
   return s;
 }

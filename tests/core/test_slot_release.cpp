@@ -160,6 +160,22 @@ START_TEST(test_many_producers_and_consumers) {
 }
 END_TEST
 
+// "Forever" must mean forever, not an overflowed deadline that returns at once.
+START_TEST(test_wait_forever_waits) {
+  SlotGate gate;
+  std::thread consumer([&] {
+    std::this_thread::sleep_for(50ms);
+    gate.store(1);
+  });
+  auto start = std::chrono::steady_clock::now();
+  uint64_t seen = gate.wait_for(1, std::chrono::nanoseconds::max());
+  auto waited = std::chrono::steady_clock::now() - start;
+  consumer.join();
+  ck_assert_uint_eq(seen, 1);
+  ck_assert(waited >= 40ms);
+}
+END_TEST
+
 static Suite *gate_suite() {
   Suite *s = suite_create("slot_release");
   TCase *tc = tcase_create("core");
@@ -171,6 +187,7 @@ static Suite *gate_suite() {
   tcase_add_test(tc, test_slot_out_of_range);
   tcase_add_test(tc, test_wait_does_not_spin);
   tcase_add_test(tc, test_many_producers_and_consumers);
+  tcase_add_test(tc, test_wait_forever_waits);
   suite_add_tcase(s, tc);
   return s;
 }

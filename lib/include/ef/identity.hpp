@@ -71,6 +71,11 @@ Result<BufferIdentity> classify_fd(const FdFacts &facts);
 Result<FdFacts> read_fd_facts(int fd);
 Result<BufferIdentity> identity_from_fd(int fd);
 
+// Re-derives the identity of an fd already known to be of `kind` (DmaBuf or
+// Shm) with one fstat: the check made before every cache lookup, where the
+// full classification was done once when the memory was first seen.
+Result<BufferIdentity> rederive_fd_identity(int fd, IdentityKind kind);
+
 // Process-local kinds. A null pointer, GL name 0 and VkImage 0 name nothing
 // and are refused with EINVAL.
 Result<BufferIdentity> identity_from_host_ptr(const void *base);

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -70,6 +71,7 @@ class ImportCache {
   // import leaves the cache as it was; eviction happens only after success.
   Result<Outcome> acquire(const ImportKey &key, const ImportSource &source,
                           const Importer &import) {
+    Lru dropped;  // destroyed after the lock is released: see trim()
     std::lock_guard lock(mutex_);
     if (auto valid = validate(key, source); !valid) {
       ++stats_.refusals;
@@ -92,21 +94,23 @@ class ImportCache {
     }
     lru_.push_front(entry);
     index_.emplace(key, lru_.begin());
-    trim(capacity_);
+    trim(capacity_, dropped);
     update_peak();
     return Outcome{handle_of(entry), false, true};
   }
 
   void clear() {
+    Lru dropped;
     std::lock_guard lock(mutex_);
     index_.clear();
-    lru_.clear();
+    dropped.swap(lru_);
   }
 
   void set_capacity(uint32_t capacity) {
+    Lru dropped;
     std::lock_guard lock(mutex_);
     capacity_ = capacity;
-    trim(capacity_);
+    trim(capacity_, dropped);
   }
 
   uint32_t capacity() const {
@@ -155,10 +159,14 @@ class ImportCache {
     return {};
   }
 
-  void trim(uint32_t capacity) {
+  // Moves evicted entries into `dropped`, which the caller declares before
+  // taking the lock: an import's teardown (GPU calls) and its retainer's
+  // release callback then run unlocked, so they can neither stall other
+  // lookups nor deadlock by re-entering the cache.
+  void trim(uint32_t capacity, Lru &dropped) {
     while (lru_.size() > capacity) {
       index_.erase(lru_.back()->key);
-      lru_.pop_back();
+      dropped.splice(dropped.end(), lru_, std::prev(lru_.end()));
       ++stats_.evictions;
     }
   }

@@ -26,8 +26,6 @@ struct ImportLayout {
   uint32_t n_planes = 0;
   std::array<uint64_t, kMaxPlanes> offsets{};  // inside each plane's memory
   std::array<uint32_t, kMaxPlanes> strides{};
-
-  friend bool operator==(const ImportLayout &, const ImportLayout &) = default;
 };
 
 struct ImportKey {
@@ -40,7 +38,9 @@ struct ImportKey {
   Result<void> check() const;
   std::string describe() const;
 
-  friend bool operator==(const ImportKey &, const ImportKey &) = default;
+  // Compares the planes in use only, as ImportKeyHash hashes them: what a
+  // caller leaves in unused slots is not part of the key.
+  friend bool operator==(const ImportKey &a, const ImportKey &b);
 };
 
 struct ImportKeyHash {
