@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ef GStreamer helper library: everything an application needs to work
+ * with frames of the ef elements. */
+#ifndef __GST_EF_H__
+#define __GST_EF_H__
+
+#include <gst/ef/gstefidentity.h>
+#include <gst/ef/gstefidentitymeta.h>
+
+#endif

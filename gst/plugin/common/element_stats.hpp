@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Element statistics: a fixed list of named counters, shown as read-only
+// guint64 properties, as one "stats" GstStructure property, and posted as an
+// element message on EOS (so `gst-launch-1.0 -m` prints them).
+#pragma once
+
+#include <gst/gst.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ef::gst {
+
+struct CounterSpec {
+  const char *name;   // property and structure field name
+  const char *blurb;  // shown by gst-inspect
+};
+
+// Installs one read-only guint64 property per counter with ids first_id,
+// first_id + 1, ..., then a "stats" GstStructure property with id
+// first_id + counters.size().
+void install_stat_properties(GObjectClass *klass, guint first_id,
+                             std::span<const CounterSpec> counters, const char *stats_blurb);
+
+GstStructure *stats_structure(const char *name, std::span<const CounterSpec> counters,
+                              std::span<const uint64_t> values);
+
+// Posts stats_structure() as an element message from `element`.
+void post_stats_message(GstElement *element, const char *name,
+                        std::span<const CounterSpec> counters, std::span<const uint64_t> values);
+
+}  // namespace ef::gst

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "egl_import.hpp"
+
+#include <gst/allocators/allocators.h>
+#include <gst/gl/egl/gstegl.h>
+#include <gst/gl/egl/gsteglimage.h>
+#include <gst/gl/egl/gstgldisplay_egl.h>
+#include <gst/gl/egl/gstglmemoryegl.h>
+
+#include <cerrno>
+#include <string>
+
+#include "gst_ptr.hpp"
+
+namespace ef::gst {
+
+EglImport::EglImport(EglImport &&other) noexcept {
+  *this = std::move(other);
+}
+
+EglImport &EglImport::operator=(EglImport &&other) noexcept {
+  std::swap(images_, other.images_);
+  std::swap(memories_, other.memories_);
+  out_info_ = other.out_info_;
+  meta_offsets_ = other.meta_offsets_;
+  meta_strides_ = other.meta_strides_;
+  return *this;
+}
+
+EglImport::~EglImport() {
+  // GstGL marshals texture deletion to the GL thread; EGLImages are
+  // destroyed when their last ref goes.
+  for (GstMemory *mem : memories_)
+    gst_memory_unref(mem);
+  for (GstEGLImage *image : images_)
+    gst_egl_image_unref(image);
+}
+
+Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
+                                    const FrameLayout &layout) {
+  EglImport import;
+  GstVideoInfo info = layout.info;
+  std::array<GstGLFormat, GST_VIDEO_MAX_PLANES> formats{};
+  for (guint p = 0; p < layout.n_planes; ++p) {
+    GstMemory *mem = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
+    if (!gst_is_fd_memory(mem))
+      return Error{EINVAL, "plane " + std::to_string(p) + " is not in fd memory"};
+    GstEGLImage *image = gst_egl_image_from_dmabuf(context, gst_fd_memory_get_fd(mem), &info,
+                                                   gint(p), layout.planes[p].offset);
+    if (!image)
+      return Error{ENOTSUP, std::string("EGL refused the dma-buf import of ") +
+                                GST_VIDEO_INFO_NAME(&info) + " plane " + std::to_string(p) +
+                                " (format, pitch or offset not supported by the driver)"};
+    import.images_.push_back(image);
+    formats[p] = image->format;
+  }
+
+  ObjectPtr<GstAllocator> allocator(gst_allocator_find(GST_GL_MEMORY_EGL_ALLOCATOR_NAME));
+  GstGLVideoAllocationParams *params = gst_gl_video_allocation_params_new_wrapped_gl_handle(
+      context, nullptr, &info, -1, nullptr, GST_GL_TEXTURE_TARGET_2D, GstGLFormat(0), nullptr,
+      nullptr, nullptr);
+  BufferPtr holder(gst_buffer_new());
+  gboolean ok = gst_gl_memory_setup_buffer(
+      GST_GL_MEMORY_ALLOCATOR(allocator.get()), holder.get(), params, formats.data(),
+      reinterpret_cast<gpointer *>(import.images_.data()), guint(import.images_.size()));
+  gst_gl_allocation_params_free(reinterpret_cast<GstGLAllocationParams *>(params));
+  if (!ok)
+    return Error{EIO, "wrapping the EGLImages as GL memory failed"};
+
+  for (guint i = 0; i < gst_buffer_n_memory(holder.get()); ++i)
+    import.memories_.push_back(gst_memory_ref(gst_buffer_peek_memory(holder.get(), i)));
+  import.out_info_ = info;
+  if (GstVideoMeta *meta = gst_buffer_get_video_meta(holder.get()))
+    for (guint p = 0; p < meta->n_planes; ++p) {
+      import.meta_offsets_[p] = meta->offset[p];
+      import.meta_strides_[p] = meta->stride[p];
+    }
+  return import;
+}
+
+void EglImport::attach_to(GstBuffer *out) const {
+  for (GstMemory *mem : memories_) {
+    GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
+    gst_buffer_append_memory(out, gst_memory_ref(mem));
+  }
+  gst_buffer_add_video_meta_full(
+      out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out_info_),
+      GST_VIDEO_INFO_WIDTH(&out_info_), GST_VIDEO_INFO_HEIGHT(&out_info_),
+      GST_VIDEO_INFO_N_PLANES(&out_info_), const_cast<gsize *>(meta_offsets_.data()),
+      const_cast<gint *>(meta_strides_.data()));
+}
+
+bool egl_dmabuf_import_available(GstGLContext *context) {
+  if (gst_gl_context_get_gl_platform(context) != GST_GL_PLATFORM_EGL)
+    return false;
+  return gst_gl_context_check_feature(context, "EGL_EXT_image_dma_buf_import");
+}
+
+}  // namespace ef::gst

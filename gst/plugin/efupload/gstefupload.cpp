@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efupload: fd-backed frames (dma-bufs, memfds) into GL textures through the
+// retaining import cache, one import per buffer of a ring, not per frame.
+// See docs/ARCHITECTURE.md, "efupload".
+#include "gstefupload.h"
+
+#include <gst/allocators/allocators.h>
+#include <gst/ef/gstefidentitymeta.h>
+#include <gst/video/video.h>
+
+#include <array>
+#include <atomic>
+#include <string>
+
+#include "buffer_source.hpp"
+#include "common/element_stats.hpp"
+#include "common/frame_layout.hpp"
+#include "gst_ptr.hpp"
+#include "common/shell_pool.hpp"
+#include "egl_import.hpp"
+
+GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
+#define GST_CAT_DEFAULT gst_ef_upload_debug
+
+using namespace ef;
+using namespace ef::gst;
+
+namespace {
+
+#define EF_UPLOAD_FORMATS "{ NV12, I420, YUY2, RGBA, BGRA, RGBx, BGRx, RGB, GRAY8 }"
+
+constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
+    GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+constexpr const char *kSrcCaps =
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_UPLOAD_FORMATS)
+    ", texture-target = (string) 2D;" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
+        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+
+enum Counter : guint {
+  kFrames,
+  kImports,
+  kHits,
+  kMisses,
+  kEvictions,
+  kUncached,
+  kRefusals,
+  kDeclines,
+  kUploads,
+  kBytesCopied,
+  kCounterCount,
+};
+
+constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
+    {"frames", "Frames processed"},
+    {"imports", "Frames imported into EGL (cache misses that imported)"},
+    {"hits", "Import cache hits: frames served from an earlier import"},
+    {"misses", "Import cache misses"},
+    {"evictions", "Imports evicted from the cache (least recently used)"},
+    {"uncached", "Imports used once because nothing could be retained"},
+    {"refusals", "Lookups refused because the identity no longer matched its source"},
+    {"declines", "Frames not imported (system memory, refused or failed import) and uploaded"},
+    {"uploads", "Frames copied into pooled textures"},
+    {"bytes-copied", "Bytes copied by uploads"},
+}};
+
+constexpr guint PROP_CACHE_CAPACITY = 1;
+constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+
+// Why a frame was not imported; each is warned about once.
+enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed, NoDriverSupport };
+
+const char *decline_text(Decline why) {
+  switch (why) {
+    case Decline::SystemMemory:
+      return "input is not fd-backed memory";
+    case Decline::NoIdentity:
+      return "input memory has no buffer identity";
+    case Decline::Refused:
+      return "identity validation refused the cached import";
+    case Decline::ImportFailed:
+      return "the EGL import failed";
+    case Decline::NoDriverSupport:
+      return "the EGL display cannot import dma-bufs";
+  }
+  return "unknown";
+}
+
+struct UploadState {
+  GstVideoInfo in_info{};
+  GstVideoInfo out_info{};
+  bool have_caps = false;
+  bool gl_output = false;
+  ImportCache<EglImport> cache;
+  GstBufferPool *shell_pool = nullptr;
+  GstBufferPool *upload_pool = nullptr;
+  bool import_disabled = false;
+  bool imported = false;  // the frame in flight was imported (streaming thread)
+  uint32_t warned = 0;    // bit per Decline
+  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+};
+
+}  // namespace
+
+struct _GstEfUpload {
+  GstGLBaseFilter parent;
+  UploadState *state;
+};
+
+#define gst_ef_upload_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE(GstEfUpload, gst_ef_upload, GST_TYPE_GL_BASE_FILTER,
+                        GST_DEBUG_CATEGORY_INIT(gst_ef_upload_debug, "efupload", 0,
+                                                "ef zero-copy upload"))
+GST_ELEMENT_REGISTER_DEFINE(efupload, "efupload", GST_RANK_NONE, GST_TYPE_EF_UPLOAD)
+
+namespace {
+
+UploadState &state_of(gpointer self) {
+  return *GST_EF_UPLOAD(self)->state;
+}
+
+std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
+  std::array<uint64_t, kCounterCount> v{};
+  for (size_t i = 0; i < kCounterCount; ++i)
+    v[i] = s.counters[i].load(std::memory_order_relaxed);
+  ImportCacheStats c = s.cache.stats();
+  v[kHits] = c.hits;
+  v[kMisses] = c.misses;
+  v[kEvictions] = c.evictions;
+  v[kUncached] = c.uncached;
+  v[kRefusals] = c.refusals;
+  return v;
+}
+
+void count(UploadState &s, Counter c, uint64_t n = 1) {
+  s.counters[c].fetch_add(n, std::memory_order_relaxed);
+}
+
+void release_pools(UploadState &s) {
+  for (GstBufferPool **pool : {&s.shell_pool, &s.upload_pool})
+    if (*pool) {
+      gst_buffer_pool_set_active(*pool, FALSE);
+      gst_object_unref(*pool);
+      *pool = nullptr;
+    }
+}
+
+// Output caps of a sink caps structure: the GL variant first (preferred),
+// then the input memory as it is (pass-through with the identity meta).
+GstCaps *caps_towards_src(GstCaps *caps) {
+  GstCaps *out = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
+    gst_structure_set(s, "texture-target", G_TYPE_STRING, "2D", nullptr);
+    gst_caps_append_structure_full(
+        out, s, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+  }
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstCapsFeatures *f = gst_caps_get_features(caps, i);
+    gst_caps_append_structure_full(out, gst_structure_copy(gst_caps_get_structure(caps, i)),
+                                   f ? gst_caps_features_copy(f) : nullptr);
+  }
+  return out;
+}
+
+GstCaps *caps_towards_sink(GstCaps *caps) {
+  GstCaps *out = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstCapsFeatures *f = gst_caps_get_features(caps, i);
+    const GstStructure *s = gst_caps_get_structure(caps, i);
+    if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY)) {
+      for (const char *memory :
+           {GST_CAPS_FEATURE_MEMORY_DMABUF, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY}) {
+        GstStructure *c = gst_structure_copy(s);
+        gst_structure_remove_field(c, "texture-target");
+        gst_caps_append_structure_full(out, c, gst_caps_features_new(memory, nullptr));
+      }
+    } else {
+      gst_caps_append_structure_full(out, gst_structure_copy(s),
+                                     f ? gst_caps_features_copy(f) : nullptr);
+    }
+  }
+  return out;
+}
+
+// The identities of the source bytes, carried on every output frame.
+void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
+  if (GstEfIdentityMeta *upstream = gst_buffer_get_ef_identity_meta(in)) {
+    if (out == in)
+      return;
+    auto *m = reinterpret_cast<GstEfIdentityMeta *>(
+        gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
+    m->n_identities = upstream->n_identities;
+    std::copy_n(upstream->identities, upstream->n_identities, m->identities);
+    return;
+  }
+  if (out == in) {
+    GError *raw = nullptr;
+    if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
+      ErrorPtr error(raw);
+      GST_LOG_OBJECT(self, "frame carries no identity: %s", error->message);
+    }
+    return;
+  }
+  guint n = std::min(gst_buffer_n_memory(in), guint(GST_EF_IDENTITY_META_MAX));
+  GstEfIdentity ids[GST_EF_IDENTITY_META_MAX];
+  for (guint i = 0; i < n; ++i)
+    if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(in, i), &ids[i], nullptr))
+      return;
+  auto *m = reinterpret_cast<GstEfIdentityMeta *>(
+      gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
+  m->n_identities = n;
+  std::copy_n(ids, n, m->identities);
+}
+
+void decline(GstEfUpload *self, Decline why, const std::string &detail) {
+  UploadState &s = state_of(self);
+  count(s, kDeclines);
+  const uint32_t bit = 1u << unsigned(why);
+  if (!(s.warned & bit)) {
+    s.warned |= bit;
+    GST_ELEMENT_WARNING(
+        self, STREAM, NOT_IMPLEMENTED,
+        ("Copying frames into textures instead of importing them: %s", decline_text(why)),
+        ("%s", detail.c_str()));
+  }
+  GST_INFO_OBJECT(self, "declined: %s: %s", decline_text(why), detail.c_str());
+}
+
+bool all_planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
+  for (guint p = 0; p < layout.n_planes; ++p)
+    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
+      return false;
+  return true;
+}
+
+// The zero-copy path. nullptr when the frame is declined (already counted).
+GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &layout) {
+  UploadState &s = state_of(self);
+  GstGLContext *context = GST_GL_BASE_FILTER(self)->context;
+  if (!all_planes_in_fd_memory(in, layout)) {
+    decline(self, Decline::SystemMemory, "memory is not a dma-buf or memfd");
+    return nullptr;
+  }
+  if (s.import_disabled || !egl_dmabuf_import_available(context)) {
+    decline(self, Decline::NoDriverSupport,
+            s.import_disabled ? "an earlier import of this format failed"
+                              : "EGL_EXT_image_dma_buf_import is missing");
+    return nullptr;
+  }
+  auto key = frame_import_key(in, layout);
+  if (!key) {
+    decline(self, Decline::NoIdentity, key.error().message);
+    return nullptr;
+  }
+  BufferSource source(in, layout, *key);
+  bool imported = false;
+  auto got = s.cache.acquire(*key, source, [&]() -> Result<EglImport> {
+    auto made = EglImport::create(context, in, layout);
+    imported = made.ok();
+    return made;
+  });
+  if (!got) {
+    if (got.error().code == ESTALE) {
+      decline(self, Decline::Refused, got.error().message);
+    } else {
+      // The driver said no: it will say no to every frame of these caps.
+      s.import_disabled = true;
+      decline(self, Decline::ImportFailed, got.error().message);
+    }
+    return nullptr;
+  }
+  if (imported) {
+    count(s, kImports);
+    GST_DEBUG_OBJECT(self, "imported %s", key->describe().c_str());
+  }
+  GstBuffer *out = nullptr;
+  if (gst_buffer_pool_acquire_buffer(s.shell_pool, &out, nullptr) != GST_FLOW_OK)
+    return nullptr;
+  got->import->attach_to(out);
+  // The texture shows the input's bytes: keep the input (and so its pool
+  // slot) alive until downstream is done with the output.
+  gst_buffer_add_parent_buffer_meta(out, in);
+  return out;
+}
+
+bool ensure_upload_pool(GstEfUpload *self) {
+  UploadState &s = state_of(self);
+  if (s.upload_pool)
+    return true;
+  GstGLContext *context = GST_GL_BASE_FILTER(self)->context;
+  GstBufferPool *pool = gst_gl_buffer_pool_new(context);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  CapsPtr caps(gst_video_info_to_caps(&s.out_info));
+  gst_caps_set_features(caps.get(), 0,
+                        gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+  gst_buffer_pool_config_set_params(config, caps.get(), guint(s.out_info.size), 2, 0);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context));
+  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
+  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+    gst_object_unref(pool);
+    return false;
+  }
+  s.upload_pool = pool;
+  return true;
+}
+
+// The copy path, step 1: a pooled texture for the frame.
+GstFlowReturn acquire_upload_buffer(GstEfUpload *self, GstBuffer **out) {
+  if (!ensure_upload_pool(self)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot create a GL texture pool"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return gst_buffer_pool_acquire_buffer(state_of(self).upload_pool, out, nullptr);
+}
+
+// The copy path, step 2: the pixels into it. Counted as an upload.
+GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
+  UploadState &s = state_of(self);
+  GstVideoFrame src, dst;
+  if (!gst_video_frame_map(&src, &s.in_info, in, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot read the input frame"),
+                      ("mapping the input buffer failed (closed or non-mappable fd?)"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map(&dst, &s.out_info, out, GST_MAP_WRITE)) {
+    gst_video_frame_unmap(&src);
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot map a pooled texture"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  gst_video_frame_copy(&dst, &src);
+  gst_video_frame_unmap(&dst);
+  gst_video_frame_unmap(&src);
+  count(s, kUploads);
+  count(s, kBytesCopied, s.in_info.size);
+  return GST_FLOW_OK;
+}
+
+// Makes the output frame: the input itself when downstream takes its memory,
+// else the cached textures of its import, else a pooled texture that
+// transform() fills.
+GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *in,
+                                                  GstBuffer **outbuf) {
+  auto *self = GST_EF_UPLOAD(trans);
+  UploadState &s = state_of(self);
+  count(s, kFrames);
+  s.imported = false;
+
+  if (!s.gl_output) {
+    *outbuf = gst_buffer_make_writable(gst_buffer_ref(in));
+    attach_identity(self, *outbuf, in);
+    return GST_FLOW_OK;
+  }
+
+  auto layout = locate_planes(in, s.in_info);
+  if (!layout) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                      ("Invalid input frame: %s", layout.error().message.c_str()),
+                      ("caps: %" GST_PTR_FORMAT, GST_GL_BASE_FILTER(self)->in_caps));
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = import_frame(self, in, *layout);
+  s.imported = *outbuf != nullptr;
+  if (!s.imported) {
+    GstFlowReturn ret = acquire_upload_buffer(self, outbuf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  gst_buffer_copy_into(
+      *outbuf, in, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+  attach_identity(self, *outbuf, in);
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
+  auto *self = GST_EF_UPLOAD(trans);
+  UploadState &s = state_of(self);
+  if (!s.gl_output || s.imported)
+    return GST_FLOW_OK;  // nothing to copy: the output shows the input's own bytes
+  return upload_pixels(self, in, out);
+}
+
+GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
+                                      GstCaps *filter) {
+  GstCaps *result = direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps);
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(result);
+    result = filtered;
+  }
+  return result;
+}
+
+gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+  auto *self = GST_EF_UPLOAD(trans);
+  UploadState &s = state_of(self);
+  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
+      !gst_video_info_from_caps(&s.out_info, outcaps)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
+                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
+  s.gl_output = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  s.have_caps = true;
+  // A new size or stride must re-import; drop everything of the old caps.
+  s.cache.clear();
+  s.import_disabled = false;
+  if (s.upload_pool) {
+    gst_buffer_pool_set_active(s.upload_pool, FALSE);
+    gst_object_unref(s.upload_pool);
+    s.upload_pool = nullptr;
+  }
+  GST_INFO_OBJECT(self, "%s output for %" GST_PTR_FORMAT, s.gl_output ? "GL" : "pass-through",
+                  incaps);
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->set_caps(trans, incaps, outcaps);
+}
+
+gboolean gst_ef_upload_propose_allocation(GstBaseTransform *, GstQuery *, GstQuery *query) {
+  // Strides and plane offsets come from GstVideoMeta: padded decoder and
+  // camera buffers are imported as they are.
+  gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
+gboolean gst_ef_upload_gl_start(GstGLBaseFilter *filter) {
+  UploadState &s = state_of(filter);
+  if (!s.shell_pool) {
+    s.shell_pool = gst_ef_shell_pool_new();
+    gst_buffer_pool_set_active(s.shell_pool, TRUE);
+  }
+  return GST_GL_BASE_FILTER_CLASS(parent_class)->gl_start(filter);
+}
+
+void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
+  UploadState &s = state_of(filter);
+  s.cache.clear();
+  release_pools(s);
+  GST_GL_BASE_FILTER_CLASS(parent_class)->gl_stop(filter);
+}
+
+gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
+  UploadState &s = state_of(trans);
+  s.cache.clear();
+  s.warned = 0;
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
+}
+
+gboolean gst_ef_upload_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
+    auto values = snapshot(state_of(trans));
+    post_stats_message(GST_ELEMENT(trans), "efupload-stats", kCounters, values);
+  }
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
+}
+
+void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
+  UploadState &s = state_of(object);
+  switch (id) {
+    case PROP_CACHE_CAPACITY:
+      s.cache.set_capacity(g_value_get_uint(value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+      break;
+  }
+}
+
+void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
+  UploadState &s = state_of(object);
+  if (id == PROP_CACHE_CAPACITY) {
+    g_value_set_uint(value, s.cache.capacity());
+    return;
+  }
+  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
+    auto values = snapshot(s);
+    if (id == PROP_STATS)
+      g_value_take_boxed(value, stats_structure("efupload-stats", kCounters, values));
+    else
+      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+    return;
+  }
+  G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+}
+
+void gst_ef_upload_finalize(GObject *object) {
+  auto *self = GST_EF_UPLOAD(object);
+  release_pools(*self->state);
+  delete self->state;
+  G_OBJECT_CLASS(parent_class)->finalize(object);
+}
+
+}  // namespace
+
+static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstGLBaseFilterClass *gl_class = GST_GL_BASE_FILTER_CLASS(klass);
+
+  object_class->set_property = gst_ef_upload_set_property;
+  object_class->get_property = gst_ef_upload_get_property;
+  object_class->finalize = gst_ef_upload_finalize;
+
+  g_object_class_install_property(
+      object_class, PROP_CACHE_CAPACITY,
+      g_param_spec_uint(
+          "cache-capacity", "Cache capacity",
+          "Imports kept at most (least recently used evicted). Each pins one input "
+          "buffer, so at most capacity x frame size stays allocated. Default: "
+          "EF_IMPORT_CACHE_CAPACITY, else 16",
+          0, 1u << 20, default_cache_capacity(),
+          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
+                          "All counters in one structure (also posted as an element message "
+                          "named efupload-stats on EOS)");
+
+  gst_element_class_set_static_metadata(
+      element_class, "ef zero-copy upload", "Filter/Video",
+      "Imports dma-buf and memfd frames into GL textures once per buffer of a ring, keyed by "
+      "buffer identity in a retaining cache, and uploads other frames into pooled textures. "
+      "Every output frame carries a GstEfIdentityMeta.",
+      "ef developers");
+  gst_element_class_add_pad_template(
+      element_class,
+      gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, gst_caps_from_string(kSinkCaps)));
+  gst_element_class_add_pad_template(
+      element_class,
+      gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, gst_caps_from_string(kSrcCaps)));
+
+  trans_class->transform_caps = gst_ef_upload_transform_caps;
+  trans_class->set_caps = gst_ef_upload_set_caps;
+  trans_class->propose_allocation = gst_ef_upload_propose_allocation;
+  trans_class->prepare_output_buffer = gst_ef_upload_prepare_output_buffer;
+  trans_class->transform = gst_ef_upload_transform;
+  trans_class->stop = gst_ef_upload_stop;
+  trans_class->sink_event = gst_ef_upload_sink_event;
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gl_class->supported_gl_api = GstGLAPI(GST_GL_API_OPENGL | GST_GL_API_OPENGL3 | GST_GL_API_GLES2);
+  gl_class->gl_start = gst_ef_upload_gl_start;
+  gl_class->gl_stop = gst_ef_upload_gl_stop;
+}
+
+static void gst_ef_upload_init(GstEfUpload *self) {
+  self->state = new UploadState();
+}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The plugin "ef": zero-copy elements keyed by buffer identity.
+#include <gst/gst.h>
+
+#ifdef EF_HAVE_GSTGL
+#include "efupload/gstefupload.h"
+#endif
+
+static gboolean plugin_init(GstPlugin *plugin) {
+  gboolean ok = TRUE;
+#ifdef EF_HAVE_GSTGL
+  ok &= GST_ELEMENT_REGISTER(efupload, plugin);
+#endif
+  return ok;
+}
+
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, ef,
+                  "Zero-copy video elements with stable buffer identities", plugin_init, "0.1.0",
+                  "LGPL", "ef", "https://ef.invalid")
