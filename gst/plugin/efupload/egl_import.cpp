@@ -37,7 +37,7 @@ EglImport::~EglImport() {
 }
 
 Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
-                                    const FrameLayout &layout) {
+                                    const FrameLayout &layout, const GstVideoInfo &caps_info) {
   EglImport import;
   GstVideoInfo info = layout.info;
   std::array<GstGLFormat, GST_VIDEO_MAX_PLANES> formats{};
@@ -56,8 +56,11 @@ Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
   }
 
   ObjectPtr<GstAllocator> allocator(gst_allocator_find(GST_GL_MEMORY_EGL_ALLOCATOR_NAME));
+  // Padded strides would read as wider textures: GstGL derives a texture's
+  // width from the stride it is given.
+  GstVideoInfo texture_info = caps_info;
   GstGLVideoAllocationParams *params = gst_gl_video_allocation_params_new_wrapped_gl_handle(
-      context, nullptr, &info, -1, nullptr, GST_GL_TEXTURE_TARGET_2D, GstGLFormat(0), nullptr,
+      context, nullptr, &texture_info, -1, nullptr, GST_GL_TEXTURE_TARGET_2D, GstGLFormat(0), nullptr,
       nullptr, nullptr);
   BufferPtr holder(gst_buffer_new());
   gboolean ok = gst_gl_memory_setup_buffer(
@@ -69,7 +72,7 @@ Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
 
   for (guint i = 0; i < gst_buffer_n_memory(holder.get()); ++i)
     import.memories_.push_back(gst_memory_ref(gst_buffer_peek_memory(holder.get(), i)));
-  import.out_info_ = info;
+  import.out_info_ = texture_info;
   if (GstVideoMeta *meta = gst_buffer_get_video_meta(holder.get()))
     for (guint p = 0; p < meta->n_planes; ++p) {
       import.meta_offsets_[p] = meta->offset[p];

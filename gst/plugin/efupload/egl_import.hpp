@@ -26,10 +26,12 @@ class EglImport {
   EglImport &operator=(const EglImport &) = delete;
   ~EglImport();
 
-  // Imports each plane of `buffer` as laid out in `layout`. The buffer's
-  // plane memories must be fd memories. Runs the EGL calls on the GL thread.
+  // Imports each plane of `buffer` as laid out in `layout` (its real
+  // strides and offsets); the textures are described by `caps_info`, whose
+  // tight strides GstGL reads as texture widths. The plane memories must be
+  // fd memories.
   static Result<EglImport> create(GstGLContext *context, GstBuffer *buffer,
-                                  const FrameLayout &layout);
+                                  const FrameLayout &layout, const GstVideoInfo &caps_info);
 
   // Appends a ref to each texture memory to `out` and the GL video meta
   // describing them. Marks each memory as needing a fresh download, since

@@ -256,7 +256,7 @@ GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &lay
   BufferSource source(in, layout, *key);
   bool imported = false;
   auto got = s.cache.acquire(*key, source, [&]() -> Result<EglImport> {
-    auto made = EglImport::create(context, in, layout);
+    auto made = EglImport::create(context, in, layout, s.in_info);
     imported = made.ok();
     return made;
   });

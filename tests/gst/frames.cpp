@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "frames.hpp"
+
+#include <gst/allocators/allocators.h>
+#include <gst/gl/gl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace ef::test {
+
+namespace {
+
+template <typename Visit>
+bool for_each_visible_byte(GstVideoFrame *frame, Visit visit) {
+  const GstVideoInfo *info = &frame->info;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame); ++p) {
+    guint8 *data = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(frame, p));
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+    gsize row_bytes = 0;
+    guint rows = 0;
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(info); ++c) {
+      if (GST_VIDEO_FORMAT_INFO_PLANE(info->finfo, c) != p)
+        continue;
+      row_bytes = std::max<gsize>(row_bytes, gsize(GST_VIDEO_INFO_COMP_WIDTH(info, c)) *
+                                                 GST_VIDEO_INFO_COMP_PSTRIDE(info, c));
+      rows = std::max<guint>(rows, GST_VIDEO_INFO_COMP_HEIGHT(info, c));
+    }
+    for (guint r = 0; r < rows; ++r)
+      for (guint b = 0; b < row_bytes; ++b)
+        if (!visit(p, r, b, data[gsize(r) * stride + b]))
+          return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void fill_frame(GstVideoFrame *frame, uint32_t seed) {
+  const GstVideoInfo *info = &frame->info;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame); ++p) {
+    guint8 *data = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(frame, p));
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+    guint rows = GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0);
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(info); ++c)
+      if (GST_VIDEO_FORMAT_INFO_PLANE(info->finfo, c) == p)
+        rows = GST_VIDEO_FRAME_COMP_HEIGHT(frame, c);
+    for (guint r = 0; r < rows; ++r)
+      for (gint b = 0; b < stride; ++b)
+        data[gsize(r) * stride + b] = pattern_byte(seed, p, r, guint(b));
+  }
+}
+
+std::string check_frame(GstVideoFrame *frame, uint32_t seed) {
+  std::string where;
+  for_each_visible_byte(frame, [&](guint p, guint r, guint b, guint8 got) {
+    guint8 want = pattern_byte(seed, p, r, b);
+    if (got == want)
+      return true;
+    where = "plane " + std::to_string(p) + " row " + std::to_string(r) + " byte " +
+            std::to_string(b) + ": got " + std::to_string(got) + ", want " + std::to_string(want);
+    return false;
+  });
+  return where;
+}
+
+std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
+  GstVideoFrame frame;
+  GstVideoInfo copy = info;
+  if (!gst_video_frame_map(&frame, &copy, buffer, GST_MAP_READ))
+    return "cannot map the output buffer";
+  std::string result = check_frame(&frame, seed);
+  gst_video_frame_unmap(&frame);
+  return result;
+}
+
+int make_memfd(const char *name, gsize size) {
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd >= 0 && ftruncate(fd, off_t(size)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
+  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
+                                 GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
+                                 GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
+                                 const_cast<gint *>(info.stride));
+  GstVideoFrame frame;
+  GstVideoInfo copy = info;
+  if (gst_video_frame_map(&frame, &copy, buffer, GST_MAP_WRITE)) {
+    fill_frame(&frame, seed);
+    gst_video_frame_unmap(&frame);
+  }
+  return buffer;
+}
+
+GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed) {
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+  gst_object_unref(alloc);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return fill_new(buffer, info, seed);
+}
+
+GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed) {
+  int fd = make_memfd("ef-test-frame", info.size);
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_NONE);
+  gst_object_unref(alloc);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return fill_new(buffer, info, seed);
+}
+
+GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
+  return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
+}
+
+void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed) {
+  GstBuffer *frame = system_frame(info, seed);
+  GstMapInfo map;
+  gst_buffer_map(frame, &map, GST_MAP_READ);
+  ssize_t written = pwrite(fd, map.data, map.size, 0);
+  gst_buffer_unmap(frame, &map);
+  gst_buffer_unref(frame);
+  g_assert_cmpint(written, ==, ssize_t(info.size));
+}
+
+GstCaps *caps_for(const GstVideoInfo &info, const char *feature) {
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  if (feature)
+    gst_caps_set_features(caps, 0, gst_caps_features_new(feature, nullptr));
+  return caps;
+}
+
+static GstGLContext *make_context(GstGLDisplay **display, std::string &why) {
+  *display = gst_gl_display_new();
+  GstGLContext *context = gst_gl_context_new(*display);
+  GError *error = nullptr;
+  if (!gst_gl_context_create(context, nullptr, &error)) {
+    why = std::string("no GL context: ") + (error ? error->message : "unknown error") +
+          " (headless GstGL needs GST_GL_WINDOW=egl-device)";
+    g_clear_error(&error);
+    gst_object_unref(context);
+    return nullptr;
+  }
+  return context;
+}
+
+bool gl_available(std::string &why) {
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return false;
+  gst_object_unref(context);
+  return true;
+}
+
+bool egl_dmabuf_import_available(std::string &why) {
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return false;
+  bool ok = gst_gl_context_get_gl_platform(context) == GST_GL_PLATFORM_EGL &&
+            gst_gl_context_check_feature(context, "EGL_EXT_image_dma_buf_import");
+  if (!ok)
+    why = "the EGL display has no EGL_EXT_image_dma_buf_import (Mesa 22.3's llvmpipe lacks it: "
+          "install Mesa from bookworm-backports, scripts/install-deps.sh does)";
+  gst_object_unref(context);
+  return ok;
+}
+
+}  // namespace ef::test

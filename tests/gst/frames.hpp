@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Frames for element tests: memfd-backed and system-memory video buffers with
+// known contents, and exact comparisons of what comes out.
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ef::test {
+
+// A deterministic byte for (seed, plane, row, byte-in-row): every frame of a
+// test has other bytes in every row, so a stale or foreign frame shows.
+inline uint8_t pattern_byte(uint32_t seed, guint plane, guint row, guint col) {
+  return uint8_t(seed * 131u + plane * 71u + row * 7u + col * 3u + (row * col) % 13u);
+}
+
+// Writes the pattern into every visible byte of `frame`.
+void fill_frame(GstVideoFrame *frame, uint32_t seed);
+// Empty when every visible byte of `frame` holds the pattern, else where not.
+std::string check_frame(GstVideoFrame *frame, uint32_t seed);
+// The same on a whole buffer laid out as `info` (GstVideoMeta honoured).
+std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed);
+
+// A memfd of `size` bytes; -1 on failure.
+int make_memfd(const char *name, gsize size);
+
+// A buffer of one GstFdMemory over `fd` (not closed by the memory) with a
+// GstVideoMeta for `info` (strides and offsets may be padded), filled with
+// the pattern of `seed`.
+GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed);
+// A fresh memfd owned by the returned buffer's memory.
+GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed);
+// Writes the pattern of `seed`, laid out as `info`, into the fd.
+void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed);
+// Plain system memory.
+GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
+
+// Caps of `info` in system memory (features == nullptr) or with a feature.
+GstCaps *caps_for(const GstVideoInfo &info, const char *feature = nullptr);
+
+// Whether a GstGLContext can be made here, and whether it imports dma-bufs;
+// `why` says what is missing.
+bool gl_available(std::string &why);
+bool egl_dmabuf_import_available(std::string &why);
+
+}  // namespace ef::test

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efupload's zero-copy path: memfd frames imported into GL through the
+// retaining cache. Needs EGL_EXT_image_dma_buf_import (Mesa 25 llvmpipe).
+#include <gst/allocators/allocators.h>
+#include <gst/ef/gstef.h>
+#include <gst/gl/gl.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "check_gl_main.hpp"
+#include "frames.hpp"
+#include "harness.hpp"
+
+using namespace ef::test;
+
+namespace {
+
+struct Upload {
+  GstHarness *h;
+  GstElement *up;
+  GstVideoInfo info;
+
+  explicit Upload(const GstVideoInfo &in, const char *launch = "efupload name=up ! gldownload")
+      : h(gst_harness_new_parse(launch)), info(in) {
+    up = harness_element(h, "up");
+    GstCaps *src = caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+    GstCaps *sink = caps_for(info);
+    gst_harness_set_caps(h, src, sink);
+  }
+  ~Upload() { gst_harness_teardown(h); }
+
+  // Pushes `in` and checks the frame that comes out holds `seed`'s pattern.
+  void push_and_check(GstBuffer *in, uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_try_pull(h);
+    fail_unless(out != nullptr, "no output frame");
+    std::string bad = check_buffer(out, info, seed);
+    fail_unless(bad.empty(), "%s frame %u: %s", GST_VIDEO_INFO_NAME(&info), seed, bad.c_str());
+    gst_buffer_unref(out);
+  }
+};
+
+GstVideoInfo info_of(GstVideoFormat format, guint w = 64, guint h = 48) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+constexpr GstVideoFormat kImportable[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8,
+};
+
+}  // namespace
+
+// Every format from memfds: pixel-exact through efupload ! gldownload, and
+// imported (not copied) wherever the driver imports the format.
+GST_START_TEST(test_round_trip_memfd_imported) {
+  for (GstVideoFormat format : kImportable) {
+    Upload u(info_of(format));
+    for (uint32_t seed = 1; seed <= 3; ++seed)
+      u.push_and_check(memfd_frame(u.info, seed), seed);
+    fail_unless_equals_uint64(stat(u.up, "imports"), 3);
+    fail_unless_equals_uint64(stat(u.up, "declines"), 0);
+    fail_unless_equals_uint64(stat(u.up, "bytes-copied"), 0);
+  }
+}
+GST_END_TEST;
+
+// RGB (24-bit) has no dma-buf import on llvmpipe: declined, copied, counted,
+// and still exact.
+GST_START_TEST(test_round_trip_memfd_rgb_declined) {
+  Upload u(info_of(GST_VIDEO_FORMAT_RGB));
+  for (uint32_t seed = 1; seed <= 3; ++seed)
+    u.push_and_check(memfd_frame(u.info, seed), seed);
+  fail_unless_equals_uint64(stat(u.up, "uploads"), 3);
+  fail_unless_equals_uint64(stat(u.up, "declines"), 3);
+  fail_unless_equals_uint64(stat(u.up, "bytes-copied"), 3 * u.info.size);
+}
+GST_END_TEST;
+
+// A ring of 4 memfd buffers over 300 frames: 4 misses, then only hits, with
+// the slot's current content in every output.
+static void steady_state(bool rewrap) {
+  Upload u(info_of(GST_VIDEO_FORMAT_NV12, 320, 240));
+  int fds[4];
+  for (int &fd : fds)
+    fd = make_memfd("ef-ring", u.info.size);
+  GstBuffer *stable[4];
+  for (int i = 0; i < 4; ++i)
+    stable[i] = fd_frame(fds[i], u.info, 0);
+  for (uint32_t frame = 0; frame < 300; ++frame) {
+    int slot = int(frame % 4);
+    GstBuffer *in;
+    if (rewrap) {
+      // A NEW GstMemory around a dup of the slot's fd, as appsrc apps do.
+      in = fd_frame(dup(fds[slot]), u.info, frame + 1);
+      GstMemory *mem = gst_buffer_peek_memory(in, 0);
+      GST_MINI_OBJECT_FLAG_UNSET(mem, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+    } else {
+      // The producer rewrites the slot's bytes, then sends the same buffer.
+      write_frame_to_fd(fds[slot], u.info, frame + 1);
+      in = gst_buffer_ref(stable[slot]);
+    }
+    u.push_and_check(in, frame + 1);
+  }
+  fail_unless_equals_uint64(stat(u.up, "misses"), 4);
+  fail_unless_equals_uint64(stat(u.up, "hits"), 296);
+  fail_unless_equals_uint64(stat(u.up, "imports"), 4);
+  fail_unless_equals_uint64(stat(u.up, "declines"), 0);
+  fail_unless_equals_uint64(stat(u.up, "uploads"), 0);
+  for (int i = 0; i < 4; ++i) {
+    gst_buffer_unref(stable[i]);
+    close(fds[i]);
+  }
+}
+
+GST_START_TEST(test_steady_state_stable_memory) { steady_state(false); }
+GST_END_TEST;
+
+GST_START_TEST(test_steady_state_rewrapped_memory) { steady_state(true); }
+GST_END_TEST;
+
+// Close a memfd, create another that takes the same fd number with other
+// content: the output must show the new content, never the old import.
+GST_START_TEST(test_fd_number_reuse_no_stale_image) {
+  Upload u(info_of(GST_VIDEO_FORMAT_RGBA));
+  int fd = make_memfd("ef-first", u.info.size);
+  u.push_and_check(fd_frame(fd, u.info, 11), 11);
+  close(fd);
+  int again = make_memfd("ef-second", u.info.size);
+  fail_unless_equals_int(again, fd);
+  u.push_and_check(fd_frame(again, u.info, 22), 22);
+  fail_unless_equals_uint64(stat(u.up, "misses"), 2);
+  fail_unless_equals_uint64(stat(u.up, "hits"), 0);
+  close(again);
+}
+GST_END_TEST;
+
+// The same memfd under a new layout (a pool reconfigured to other strides,
+// then other caps): re-imported, and correct pixels each time.
+GST_START_TEST(test_reconfigured_pool_reimports) {
+  Upload u(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  GstVideoInfo padded = padded_info(GST_VIDEO_FORMAT_NV12, 64, 48, 64, 16);
+  int fd = make_memfd("ef-pool", padded.size);
+  u.push_and_check(fd_frame(fd, u.info, 1), 1);
+  u.push_and_check(fd_frame(fd, padded, 2), 2);  // same fd, padded strides
+  fail_unless_equals_uint64(stat(u.up, "misses"), 2);
+  u.push_and_check(fd_frame(fd, padded, 3), 3);  // same layout again: a hit
+  fail_unless_equals_uint64(stat(u.up, "hits"), 1);
+
+  GstVideoInfo bigger = info_of(GST_VIDEO_FORMAT_NV12, 96, 64);
+  gst_harness_set_caps(u.h, caps_for(bigger, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(bigger));
+  u.info = bigger;
+  int fd2 = make_memfd("ef-pool-2", bigger.size);
+  u.push_and_check(fd_frame(fd2, bigger, 4), 4);
+  fail_unless_equals_uint64(stat(u.up, "misses"), 3);
+  close(fd);
+  close(fd2);
+}
+GST_END_TEST;
+
+// NV12 in two memfds (two memories): the UV offset in GstVideoMeta is
+// logical, past the Y memory, not an offset inside the UV fd.
+GST_START_TEST(test_nv12_two_memories) {
+  Upload u(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  gsize y_size = u.info.offset[1];
+  gsize uv_size = u.info.size - y_size;
+  for (uint32_t seed = 1; seed <= 2; ++seed) {
+    GstBuffer *whole = system_frame(u.info, seed);
+    int y = make_memfd("ef-y", y_size), uv = make_memfd("ef-uv", uv_size);
+    GstMapInfo map;
+    gst_buffer_map(whole, &map, GST_MAP_READ);
+    fail_unless(pwrite(y, map.data, y_size, 0) == ssize_t(y_size));
+    fail_unless(pwrite(uv, map.data + y_size, uv_size, 0) == ssize_t(uv_size));
+    gst_buffer_unmap(whole, &map);
+    gst_buffer_unref(whole);
+    GstAllocator *alloc = gst_fd_allocator_new();
+    GstBuffer *in = gst_buffer_new();
+    gst_buffer_append_memory(in, gst_fd_allocator_alloc(alloc, y, y_size, GST_FD_MEMORY_FLAG_NONE));
+    gst_buffer_append_memory(in,
+                             gst_fd_allocator_alloc(alloc, uv, uv_size, GST_FD_MEMORY_FLAG_NONE));
+    gst_object_unref(alloc);
+    gst_buffer_add_video_meta_full(in, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 64, 48, 2,
+                                   u.info.offset, u.info.stride);
+    u.push_and_check(in, seed);
+  }
+  fail_unless_equals_uint64(stat(u.up, "imports"), 2);
+  fail_unless_equals_uint64(stat(u.up, "declines"), 0);
+}
+GST_END_TEST;
+
+// Output frames carry the identity of the memfd they show.
+GST_START_TEST(test_output_carries_identity) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = gst_harness_new_parse("efupload");
+  gst_harness_set_caps(h, caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF),
+                       caps_for(info, GST_CAPS_FEATURE_MEMORY_GL_MEMORY));
+  GstBuffer *in = memfd_frame(info, 5);
+  GstEfIdentity expected;
+  fail_unless(gst_ef_memory_get_identity(gst_buffer_peek_memory(in, 0), &expected, nullptr));
+  fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  GstEfIdentityMeta *meta = gst_buffer_get_ef_identity_meta(out);
+  fail_unless(meta != nullptr);
+  fail_unless_equals_int(meta->n_identities, 1);
+  fail_unless_equals_uint64(meta->identities[0].id, expected.id);
+  fail_unless_equals_int(meta->identities[0].kind, GST_EF_IDENTITY_KIND_DMA_BUF);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static Suite *zerocopy_suite() {
+  Suite *s = suite_create("efupload_zerocopy");
+  TCase *tc = tcase_create("import");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_round_trip_memfd_imported);
+  tcase_add_test(tc, test_round_trip_memfd_rgb_declined);
+  tcase_add_test(tc, test_steady_state_stable_memory);
+  tcase_add_test(tc, test_steady_state_rewrapped_memory);
+  tcase_add_test(tc, test_fd_number_reuse_no_stale_image);
+  tcase_add_test(tc, test_reconfigured_pool_reimports);
+  tcase_add_test(tc, test_nv12_two_memories);
+  tcase_add_test(tc, test_output_carries_identity);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  return run_gl_suite(argc, argv, zerocopy_suite, Needs::EglDmabufImport);
+}
