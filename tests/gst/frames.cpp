@@ -171,8 +171,9 @@ bool egl_dmabuf_import_available(std::string &why) {
   bool ok = gst_gl_context_get_gl_platform(context) == GST_GL_PLATFORM_EGL &&
             gst_gl_context_check_feature(context, "EGL_EXT_image_dma_buf_import");
   if (!ok)
-    why = "the EGL display has no EGL_EXT_image_dma_buf_import (Mesa 22.3's llvmpipe lacks it: "
-          "install Mesa from bookworm-backports, scripts/install-deps.sh does)";
+    why =
+        "the EGL display has no EGL_EXT_image_dma_buf_import (Mesa 22.3's llvmpipe lacks it: "
+        "install Mesa from bookworm-backports, scripts/install-deps.sh does)";
   gst_object_unref(context);
   return ok;
 }

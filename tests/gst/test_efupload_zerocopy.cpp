@@ -48,9 +48,8 @@ GstVideoInfo info_of(GstVideoFormat format, guint w = 64, guint h = 48) {
 }
 
 constexpr GstVideoFormat kImportable[] = {
-    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
-    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8,
 };
 
 }  // namespace
@@ -117,10 +116,14 @@ static void steady_state(bool rewrap) {
   }
 }
 
-GST_START_TEST(test_steady_state_stable_memory) { steady_state(false); }
+GST_START_TEST(test_steady_state_stable_memory) {
+  steady_state(false);
+}
 GST_END_TEST;
 
-GST_START_TEST(test_steady_state_rewrapped_memory) { steady_state(true); }
+GST_START_TEST(test_steady_state_rewrapped_memory) {
+  steady_state(true);
+}
 GST_END_TEST;
 
 // Close a memfd, create another that takes the same fd number with other

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstEfIdentityMeta: the identities of a buffer's memories, one per memory,
- * in memory order (NV12 in two fds carries two).
+/* GstEfIdentityMeta: the identities of the memories a frame's bytes live in,
+ * one per memory, in memory order (NV12 in two fds carries two). On a GL
+ * frame made by importing, they name the imported source memories.
  *
  * Tagged "memory": it describes the memories, not the buffer. It is kept on
  * copies that share the memories (gst_buffer_copy, queue, tee) and dropped

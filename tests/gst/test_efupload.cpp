@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efupload with any GL: system-memory uploads, pass-through, tee, statistics
+// and bad input. Zero-copy imports are in test_efupload_zerocopy.cpp.
+#include <gst/allocators/allocators.h>
+#include <gst/app/app.h>
+#include <gst/ef/gstef.h>
+#include <gst/gl/gl.h>
+#include <unistd.h>
+
+#include "check_gl_main.hpp"
+#include "frames.hpp"
+#include "harness.hpp"
+
+using namespace ef::test;
+
+namespace {
+
+constexpr GstVideoFormat kFormats[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_GRAY8,
+};
+
+GstVideoInfo info_of(GstVideoFormat format, guint w = 64, guint h = 48) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+GstHarness *upload_harness(const GstVideoInfo &info, const char *in_feature = nullptr) {
+  // Forced through GL: with system memory on both sides efupload passes through.
+  GstHarness *h =
+      gst_harness_new_parse("efupload name=up ! video/x-raw(memory:GLMemory) ! gldownload");
+  gst_harness_set_caps(h, caps_for(info, in_feature), caps_for(info));
+  return h;
+}
+
+// Pushes a frame expected to be refused; returns the error posted.
+std::string push_bad(const GstVideoInfo &caps_info, GstBuffer *bad) {
+  GstHarness *h = upload_harness(caps_info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  GstBus *bus = attach_bus(h);
+  GstFlowReturn ret = gst_harness_push(h, bad);
+  std::string error = pop_error(bus);
+  fail_unless_equals_int(ret, GST_FLOW_ERROR);
+  // The element stays usable: a good frame after the bad one comes out right.
+  GstBuffer *good = memfd_frame(caps_info, 9);
+  fail_unless_equals_int(gst_harness_push(h, good), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull(h);
+  fail_unless(out != nullptr);
+  std::string bad_pixels = check_buffer(out, caps_info, 9);
+  fail_unless(bad_pixels.empty(), "%s", bad_pixels.c_str());
+  gst_buffer_unref(out);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+  return error;
+}
+
+}  // namespace
+
+// System memory: every format uploaded into pooled textures, exact, counted
+// as a decline and an upload.
+GST_START_TEST(test_round_trip_system_memory) {
+  for (GstVideoFormat format : kFormats) {
+    GstVideoInfo info = info_of(format);
+    GstHarness *h = upload_harness(info);
+    GstElement *up = harness_element(h, "up");
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      fail_unless_equals_int(gst_harness_push(h, system_frame(info, seed)), GST_FLOW_OK);
+      GstBuffer *out = gst_harness_try_pull(h);
+      fail_unless(out != nullptr);
+      std::string bad = check_buffer(out, info, seed);
+      fail_unless(bad.empty(), "%s: %s", GST_VIDEO_INFO_NAME(&info), bad.c_str());
+      gst_buffer_unref(out);
+    }
+    fail_unless_equals_uint64(stat(up, "uploads"), 3);
+    fail_unless_equals_uint64(stat(up, "declines"), 3);
+    fail_unless_equals_uint64(stat(up, "bytes-copied"), 3 * info.size);
+    fail_unless_equals_uint64(stat(up, "imports"), 0);
+    gst_harness_teardown(h);
+  }
+}
+GST_END_TEST;
+
+// Padded strides and rows (as decoders allocate) from GstVideoMeta.
+GST_START_TEST(test_padded_system_memory) {
+  GstVideoInfo caps_info = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstVideoInfo padded = padded_info(GST_VIDEO_FORMAT_NV12, 64, 48, 32, 8);
+  GstHarness *h = upload_harness(caps_info);
+  fail_unless_equals_int(gst_harness_push(h, system_frame(padded, 4)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull(h);
+  std::string bad = check_buffer(out, caps_info, 4);
+  fail_unless(bad.empty(), "%s", bad.c_str());
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Downstream takes the input memory as it is: the same memory comes out,
+// with its identity attached.
+GST_START_TEST(test_pass_through_attaches_identity) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = gst_harness_new_parse("efupload");
+  gst_harness_set_caps(h, caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF),
+                       caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF));
+  GstBuffer *in = memfd_frame(info, 2);
+  GstMemory *mem = gst_buffer_peek_memory(in, 0);
+  GstEfIdentity expected;
+  fail_unless(gst_ef_memory_get_identity(mem, &expected, nullptr));
+  fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  fail_unless(gst_buffer_peek_memory(out, 0) == mem);
+  GstEfIdentityMeta *meta = gst_buffer_get_ef_identity_meta(out);
+  fail_unless(meta != nullptr);
+  fail_unless_equals_uint64(meta->identities[0].id, expected.id);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// tee into two branches, each with its own efupload: both exact.
+GST_START_TEST(test_tee_two_uploads) {
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! tee name=t "
+      "t. ! queue ! efupload ! gldownload ! video/x-raw,format=NV12 ! appsink name=a sync=false "
+      "t. ! queue ! efupload ! gldownload ! video/x-raw,format=NV12 ! appsink name=b sync=false",
+      nullptr);
+  fail_unless(pipeline != nullptr);
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstCaps *caps = caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  fail_unless(gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    GstBuffer *buf = memfd_frame(info, seed);
+    GST_BUFFER_PTS(buf) = seed * GST_MSECOND;
+    fail_unless_equals_int(gst_app_src_push_buffer(GST_APP_SRC(src), buf), GST_FLOW_OK);
+  }
+  for (const char *name : {"a", "b"}) {
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), name);
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+      GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);
+      fail_unless(sample != nullptr, "branch %s: no frame %u", name, seed);
+      std::string bad = check_buffer(gst_sample_get_buffer(sample), info, seed);
+      fail_unless(bad.empty(), "branch %s frame %u: %s", name, seed, bad.c_str());
+      gst_sample_unref(sample);
+    }
+    gst_object_unref(sink);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(src);
+  gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+// On EOS the statistics go to the bus as an element message.
+GST_START_TEST(test_stats_message_on_eos) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = upload_harness(info);
+  GstBus *bus = attach_bus(h);
+  for (uint32_t seed = 1; seed <= 2; ++seed) {
+    fail_unless_equals_int(gst_harness_push(h, system_frame(info, seed)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+  const GstStructure *stats = nullptr;
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_message_has_name(msg, "efupload-stats")) {
+      stats = gst_message_get_structure(msg);
+      guint64 frames = 0, uploads = 0;
+      fail_unless(gst_structure_get_uint64(stats, "frames", &frames));
+      fail_unless(gst_structure_get_uint64(stats, "uploads", &uploads));
+      fail_unless_equals_uint64(frames, 2);
+      fail_unless_equals_uint64(uploads, 2);
+      for (const char *field : {"hits", "misses", "evictions", "uncached", "refusals", "declines",
+                                "imports", "bytes-copied"})
+        fail_unless(gst_structure_has_field(stats, field), "no %s", field);
+    }
+    gst_message_unref(msg);
+    if (stats)
+      break;
+  }
+  fail_unless(stats != nullptr, "no efupload-stats message");
+  GstStructure *prop = nullptr;
+  g_object_get(harness_element(h, "up"), "stats", &prop, nullptr);
+  fail_unless(prop != nullptr);
+  fail_unless(gst_structure_has_field(prop, "hits"));
+  gst_structure_free(prop);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_truncated_buffer) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12);
+  GstVideoInfo small = info_of(GST_VIDEO_FORMAT_NV12, 64, 24);  // half the rows
+  GstBuffer *bad = memfd_frame(small, 1);
+  gst_buffer_remove_all_memory(bad);  // keep no meta lying about the size
+  gst_buffer_unref(bad);
+  bad = gst_buffer_new();
+  GstAllocator *alloc = gst_fd_allocator_new();
+  int fd = make_memfd("short", small.size);
+  gst_buffer_append_memory(bad,
+                           gst_fd_allocator_alloc(alloc, fd, small.size, GST_FD_MEMORY_FLAG_NONE));
+  gst_object_unref(alloc);
+  std::string error = push_bad(info, bad);
+  fail_unless(error.find("truncated") != std::string::npos, "%s", error.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_stride_smaller_than_row) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstBuffer *bad = memfd_frame(info, 1);
+  GstVideoMeta *meta = gst_buffer_get_video_meta(bad);
+  meta->stride[0] = 100;  // a row of 64 RGBA pixels is 256 bytes
+  std::string error = push_bad(info, bad);
+  fail_unless(error.find("stride 100 is smaller than a row of 256 bytes") != std::string::npos,
+              "%s", error.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_plane_offset_past_end) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12);
+  GstBuffer *bad = memfd_frame(info, 1);
+  gst_buffer_get_video_meta(bad)->offset[1] = info.size + 4096;
+  std::string error = push_bad(info, bad);
+  fail_unless(error.find("past the end") != std::string::npos, "%s", error.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_closed_fd) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  int fd = make_memfd("closed", info.size);
+  GstBuffer *bad = fd_frame(fd, info, 1);  // the memory does not own the fd
+  close(fd);
+  std::string error = push_bad(info, bad);
+  fail_unless(error.find("Cannot read the input frame") != std::string::npos, "%s", error.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_non_mappable_fd) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  int p[2];
+  fail_unless_equals_int(pipe(p), 0);
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstBuffer *bad = gst_buffer_new();
+  gst_buffer_append_memory(
+      bad, gst_fd_allocator_alloc(alloc, p[0], info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE));
+  gst_object_unref(alloc);
+  std::string error = push_bad(info, bad);
+  fail_unless(error.find("Cannot read the input frame") != std::string::npos, "%s", error.c_str());
+  close(p[0]);
+  close(p[1]);
+}
+GST_END_TEST;
+
+// A format efupload does not take: negotiation fails with an error on the
+// bus naming it, not a crash.
+GST_START_TEST(test_unsupported_format) {
+  GstElement *pipeline =
+      gst_parse_launch("appsrc name=src format=time ! efupload ! fakesink", nullptr);
+  fail_unless(pipeline != nullptr);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_AYUV64);
+  GstCaps *caps = caps_for(info);
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer(GST_APP_SRC(src), system_frame(info, 1));
+  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  fail_unless(msg != nullptr);
+  fail_unless_equals_int(GST_MESSAGE_TYPE(msg), GST_MESSAGE_ERROR);
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_error(msg, &error, &debug);
+  std::string text = std::string(error->message) + " " + (debug ? debug : "");
+  fail_unless(text.find("not-negotiated") != std::string::npos, "%s", text.c_str());
+  g_error_free(error);
+  g_free(debug);
+  gst_message_unref(msg);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(src);
+  gst_object_unref(bus);
+  gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+static Suite *upload_suite() {
+  Suite *s = suite_create("efupload");
+  TCase *tc = tcase_create("gl");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_round_trip_system_memory);
+  tcase_add_test(tc, test_padded_system_memory);
+  tcase_add_test(tc, test_pass_through_attaches_identity);
+  tcase_add_test(tc, test_tee_two_uploads);
+  tcase_add_test(tc, test_stats_message_on_eos);
+  tcase_add_test(tc, test_truncated_buffer);
+  tcase_add_test(tc, test_stride_smaller_than_row);
+  tcase_add_test(tc, test_plane_offset_past_end);
+  tcase_add_test(tc, test_closed_fd);
+  tcase_add_test(tc, test_non_mappable_fd);
+  tcase_add_test(tc, test_unsupported_format);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  return run_gl_suite(argc, argv, upload_suite, Needs::Gl);
+}
