@@ -20,6 +20,7 @@ repetitions=(--benchmark_repetitions=5 --benchmark_display_aggregates_only=true)
 # NAME  PROGRAM (inside the build dir)  PLOT SCRIPT (inside the repository)
 benchmarks=(
   "core tests/bench/bench_core tests/bench/plot_core.py"
+  "upload tests/bench/bench_upload tests/bench/plot_upload.py"
 )
 
 python=${PYTHON:-python3}

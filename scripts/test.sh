@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run). On a fresh Debian 12 machine it
 # installs what is missing, then configures, builds and runs every suite:
-#   1. the normal build with -Werror: all tests;
-#   2. ASan + UBSan: all tests;
+#   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests);
+#   2. ASan + UBSan: all tests (leaks of system libraries: tests/sanitizers/lsan.supp);
 #   3. TSan: the cache and gate tests (suite "tsan").
 # Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line.
 set -euo pipefail
@@ -15,6 +15,7 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d /tmp/ef-xdg.XXXXXX)}
 chmod 700 "$XDG_RUNTIME_DIR"
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
