@@ -195,6 +195,44 @@ GST_START_TEST(test_nv12_two_memories) {
 }
 GST_END_TEST;
 
+// The GStreamer 1.22.0 v4l2 bug: a live GstMemory whose fd was closed and its
+// number taken by other bytes. The cached import of the old bytes must be
+// refused (counted), and the frame shows what the fd holds now.
+GST_START_TEST(test_fd_closed_under_live_memory_refused) {
+  Upload u(info_of(GST_VIDEO_FORMAT_RGBA));
+  int fd = make_memfd("ef-v4l2-a", u.info.size);
+  GstBuffer *held = fd_frame(fd, u.info, 31);  // DONT_CLOSE: we own the fd
+  u.push_and_check(gst_buffer_ref(held), 31);
+  close(fd);
+  int reused = make_memfd("ef-v4l2-b", u.info.size);
+  fail_unless_equals_int(reused, fd);
+  write_frame_to_fd(reused, u.info, 32);
+  u.push_and_check(gst_buffer_ref(held), 32);
+  fail_unless_equals_uint64(stat(u.up, "refusals"), 1);
+  fail_unless_equals_uint64(stat(u.up, "hits"), 0);
+  fail_unless_equals_uint64(stat(u.up, "uploads"), 1);
+  gst_buffer_unref(held);
+  close(reused);
+}
+GST_END_TEST;
+
+// A cache smaller than the ring: every frame misses and evicts, and every
+// frame is still right.
+GST_START_TEST(test_capacity_smaller_than_ring) {
+  Upload u(info_of(GST_VIDEO_FORMAT_NV12));
+  g_object_set(u.up, "cache-capacity", 2u, nullptr);
+  int fds[4];
+  for (int &fd : fds)
+    fd = make_memfd("ef-small", u.info.size);
+  for (uint32_t frame = 0; frame < 12; ++frame)
+    u.push_and_check(fd_frame(fds[frame % 4], u.info, frame + 1), frame + 1);
+  fail_unless_equals_uint64(stat(u.up, "misses"), 12);
+  fail_unless_equals_uint64(stat(u.up, "evictions"), 10);
+  for (int fd : fds)
+    close(fd);
+}
+GST_END_TEST;
+
 // Output frames carry the identity of the memfd they show.
 GST_START_TEST(test_output_carries_identity) {
   GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
@@ -228,6 +266,8 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_reconfigured_pool_reimports);
   tcase_add_test(tc, test_nv12_two_memories);
   tcase_add_test(tc, test_output_carries_identity);
+  tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
+  tcase_add_test(tc, test_capacity_smaller_than_ring);
   suite_add_tcase(s, tc);
   return s;
 }
