@@ -6,6 +6,8 @@
 #include <gst/gl/gl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "check_gl_main.hpp"
@@ -233,6 +235,39 @@ GST_START_TEST(test_capacity_smaller_than_ring) {
 }
 GST_END_TEST;
 
+// The imported textures feed stock GstGL elements in the same GL context
+// (shared through GstContext): glcolorconvert turns a flat NV12 grey into
+// the matching RGBA grey.
+GST_START_TEST(test_feeds_glcolorconvert) {
+  GstVideoInfo nv12 = info_of(GST_VIDEO_FORMAT_NV12);
+  GstVideoInfo rgba = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = gst_harness_new_parse(
+      "efupload name=up ! glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBA ! gldownload");
+  gst_harness_set_caps(h, caps_for(nv12, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(rgba));
+  int fd = make_memfd("ef-grey", nv12.size);
+  std::vector<guint8> bytes(nv12.size, 128);
+  std::fill_n(bytes.begin(), nv12.offset[1], 126);  // Y = 126, U = V = 128
+  fail_unless(pwrite(fd, bytes.data(), bytes.size(), 0) == ssize_t(bytes.size()));
+  GstBuffer *in = gst_buffer_new();
+  GstAllocator *alloc = gst_fd_allocator_new();
+  gst_buffer_append_memory(in, gst_fd_allocator_alloc(alloc, fd, nv12.size,
+                                                      GST_FD_MEMORY_FLAG_NONE));
+  gst_object_unref(alloc);
+  fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  GstVideoFrame frame;
+  fail_unless(gst_video_frame_map(&frame, &rgba, out, GST_MAP_READ));
+  const guint8 *px = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+  // BT.601 limited range: (126 - 16) * 255 / 219 = 128.
+  for (int c = 0; c < 3; ++c)
+    fail_unless(std::abs(int(px[c]) - 128) <= 3, "channel %d is %d", c, px[c]);
+  gst_video_frame_unmap(&frame);
+  gst_buffer_unref(out);
+  fail_unless_equals_uint64(stat(harness_element(h, "up"), "imports"), 1);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Output frames carry the identity of the memfd they show.
 GST_START_TEST(test_output_carries_identity) {
   GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
@@ -268,6 +303,7 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_output_carries_identity);
   tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
   tcase_add_test(tc, test_capacity_smaller_than_ring);
+  tcase_add_test(tc, test_feeds_glcolorconvert);
   suite_add_tcase(s, tc);
   return s;
 }
