@@ -2,12 +2,13 @@
 // The plugin "ef": zero-copy elements keyed by buffer identity.
 #include <gst/gst.h>
 
+#include "efconvert/gstefconvert.h"
 #ifdef EF_HAVE_GSTGL
 #include "efupload/gstefupload.h"
 #endif
 
 static gboolean plugin_init(GstPlugin *plugin) {
-  gboolean ok = TRUE;
+  gboolean ok = GST_ELEMENT_REGISTER(efconvert, plugin);
 #ifdef EF_HAVE_GSTGL
   ok &= GST_ELEMENT_REGISTER(efupload, plugin);
 #endif

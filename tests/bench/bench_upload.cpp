@@ -9,8 +9,17 @@
 // One iteration is one pipeline run: kWarmup frames, then kFrames measured
 // (examples/common/upload_run.hpp). Its manual time is the upload's CPU time
 // per measured frame, the rest are counters per measured frame.
+//
+//   bench_upload [--unpinned] [Google Benchmark options]
+//
+// All threads run on one CPU unless --unpinned: on a 2-vCPU guest, where the
+// scheduler put the producer, streaming and GL threads moved every figure by
+// up to 2x from one run to the next (cross-CPU wake-ups and cold caches).
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
 #include <string>
-#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -53,6 +62,7 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
     c["gl_thread_us"] = double(r.gl_cpu_ns) / frames / 1e3;
     c["process_us"] = double(r.process_cpu_ns) / frames / 1e3;
     c["imports_per_frame"] = per_frame(r, "imports", r.window.imported);
+    c["hits_per_frame"] = per_frame(r, "hits", r.window.reused);
     c["bytes_copied_per_frame"] = per_frame(r, "bytes-copied", r.window.bytes_copied);
     c["seen_imports_per_frame"] = double(r.window.imported) / frames;
     c["seen_egl_images_per_frame"] = double(r.window.egl_images) / frames;
@@ -63,10 +73,40 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
   }
 }
 
+// Restricts the process, and so every thread it starts later, to its lowest
+// allowed CPU; says where it runs.
+std::string pin_to_one_cpu() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return "unpinned (sched_getaffinity failed)";
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed))
+      continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0 ? "all threads on CPU " + std::to_string(cpu)
+                                                       : "unpinned (sched_setaffinity failed)";
+  }
+  return "unpinned (no CPU allowed?)";
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+  // Before any thread exists: threads inherit the affinity of their creator.
+  bool pin = true;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--unpinned")) {
+      pin = false;
+      std::copy(argv + i + 1, argv + argc + 1, argv + i);  // argv[argc] is NULL
+      --argc;
+      break;
+    }
+  const std::string placement = pin ? pin_to_one_cpu() : "unpinned";
   init_gstreamer(&argc, &argv);
+  benchmark::AddCustomContext("placement", placement);
   for (const char *element : {"identity", "efupload", "glupload"})
     for (Wrap wrap : {Wrap::Stable, Wrap::Rewrap})
       benchmark::RegisterBenchmark(

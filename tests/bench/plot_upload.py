@@ -39,11 +39,12 @@ MEMORY = {"stable": "stable memory", "rewrap": "re-wrapped memory"}
 CPU_SPEEDUP_TARGET = 5  # re-wrapped: efupload at most a fifth of glupload
 
 
-def load_medians(path):
-    """{(element, memory): {figure: median over repetitions}}."""
+def load_samples(path):
+    """{(element, memory): {figure: [value per repetition]}}, and the run's thread placement."""
     samples = defaultdict(lambda: defaultdict(list))
     with open(path, encoding="utf-8") as f:
         results = json.load(f)
+    placement = results["context"].get("placement", "")
     for bench in results["benchmarks"]:
         if bench.get("run_type", "iteration") != "iteration":
             continue
@@ -57,6 +58,11 @@ def load_medians(path):
         for key, value in bench.items():
             if isinstance(value, (int, float)) and key.endswith(("_us", "_per_frame")):
                 figures[key].append(value)
+    return samples, placement
+
+
+def medians_of(samples):
+    """{(element, memory): {figure: median over repetitions}}."""
     return {case: {k: statistics.median(v) for k, v in figures.items()}
             for case, figures in samples.items()}
 
@@ -94,7 +100,7 @@ def bars(ax, rows, fmt):
     return verdicts
 
 
-def plot(medians, png):
+def plot(medians, placement, png):
     missing = [c for c in CASES + BASELINES if c not in medians]
     if missing:
         sys.exit(f"no results for {', '.join(map(label, missing))}")
@@ -136,15 +142,17 @@ def plot(medians, png):
     cpu.legend(handles=[Patch(color=COLORS[v], label=v) for v in COLORS if v in verdicts],
                loc="lower right", fontsize=8)
     fig.suptitle("efupload against glupload: appsrc ring of 4 memfds, 1080p NV12, "
-                 "300 measured frames")
+                 f"300 measured frames\n({placement or 'thread placement unknown'})",
+                 fontsize=11)
     fig.tight_layout()
     fig.savefig(png)
     print(f"wrote {png}")
 
 
-def print_table(medians):
+def print_table(samples, medians):
     columns = [("imports_per_frame", "imports / frame", "{:.3g}"),
                ("upload_us", "upload CPU / frame", "{:.1f} µs"),
+               ("upload_range", "(min–max)", "{}"),
                ("chain_us", "chain", "{:.1f} µs"),
                ("release_us", "release", "{:.1f} µs"),
                ("gl_thread_us", "GL thread", "{:.1f} µs"),
@@ -153,7 +161,8 @@ def print_table(medians):
     print("| element, memory | " + " | ".join(title for _, title, _ in columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for case in CASES + BASELINES:
-        figures = medians[case]
+        cpu = samples[case]["upload_us"]
+        figures = dict(medians[case], upload_range=f"{min(cpu):.1f}–{max(cpu):.1f}")
         cells = [fmt.format(figures[key]) for key, _, fmt in columns]
         print(f"| {label(case)} | " + " | ".join(cells) + " |")
 
@@ -161,9 +170,10 @@ def print_table(medians):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2])
-    medians = load_medians(sys.argv[1])
-    plot(medians, sys.argv[2])
-    print_table(medians)
+    samples, placement = load_samples(sys.argv[1])
+    medians = medians_of(samples)
+    plot(medians, placement, sys.argv[2])
+    print_table(samples, medians)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <gst/check/gstcheck.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -14,11 +16,41 @@ namespace ef::test {
 
 enum class Needs { Gl, EglDmabufImport };
 
+// Probes in a child process: Check forks every test from this process, and a
+// GL display or driver thread made here before the fork would be inherited
+// half-alive by every test.
+inline bool probe_in_child(Needs needs, std::string &why) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    why = "pipe failed";
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string reason;
+    bool ok = needs == Needs::Gl ? gl_available(reason) : egl_dmabuf_import_available(reason);
+    if (!ok && write(fds[1], reason.data(), reason.size()) < 0)
+      _exit(2);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0)
+    why.append(buf, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) && why.empty())
+    why = "the GL probe crashed";
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 inline int run_gl_suite(int argc, char **argv, Suite *(*make)(), Needs needs) {
   gst_check_init(&argc, &argv);
   std::string why;
-  bool ok = needs == Needs::Gl ? gl_available(why) : egl_dmabuf_import_available(why);
-  if (!ok) {
+  if (!probe_in_child(needs, why)) {
     std::printf("SKIP: %s\n", why.c_str());
     return 77;
   }

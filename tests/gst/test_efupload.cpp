@@ -117,6 +117,34 @@ GST_START_TEST(test_pass_through_attaches_identity) {
 }
 GST_END_TEST;
 
+static guint count_identity_metas(GstBuffer *buffer) {
+  guint n = 0;
+  gpointer state = nullptr;
+  while (GstMeta *meta =
+             gst_buffer_iterate_meta_filtered(buffer, &state, GST_EF_IDENTITY_META_API_TYPE))
+    n += meta != nullptr;
+  return n;
+}
+
+// A frame that already carries its identity passes through untouched: one
+// meta, the same buffer.
+GST_START_TEST(test_pass_through_keeps_one_identity) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = gst_harness_new_parse("efupload");
+  gst_harness_set_caps(h, caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF),
+                       caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF));
+  GstBuffer *in = memfd_frame(info, 2);
+  fail_unless(gst_buffer_add_ef_identity_meta(in, nullptr) != nullptr);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  fail_unless(out == in);
+  fail_unless_equals_int(count_identity_metas(out), 1);
+  gst_buffer_unref(out);
+  gst_buffer_unref(in);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // tee into two branches, each with its own efupload: both exact.
 GST_START_TEST(test_tee_two_uploads) {
   GstElement *pipeline = gst_parse_launch(
@@ -295,6 +323,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_round_trip_system_memory);
   tcase_add_test(tc, test_padded_system_memory);
   tcase_add_test(tc, test_pass_through_attaches_identity);
+  tcase_add_test(tc, test_pass_through_keeps_one_identity);
   tcase_add_test(tc, test_tee_two_uploads);
   tcase_add_test(tc, test_stats_message_on_eos);
   tcase_add_test(tc, test_truncated_buffer);

@@ -41,27 +41,50 @@ Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
   EglImport import;
   GstVideoInfo info = layout.info;
   std::array<GstGLFormat, GST_VIDEO_MAX_PLANES> formats{};
-  for (guint p = 0; p < layout.n_planes; ++p) {
-    GstMemory *mem = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
-    if (!gst_is_fd_memory(mem))
+  for (guint p = 0; p < layout.n_planes; ++p)
+    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
       return Error{EINVAL, "plane " + std::to_string(p) + " is not in fd memory"};
-    GstEGLImage *image = gst_egl_image_from_dmabuf(context, gst_fd_memory_get_fd(mem), &info,
-                                                   gint(p), layout.planes[p].offset);
-    if (!image)
-      return Error{ENOTSUP, std::string("EGL refused the dma-buf import of ") +
-                                GST_VIDEO_INFO_NAME(&info) + " plane " + std::to_string(p) +
-                                " (format, pitch or offset not supported by the driver)"};
-    import.images_.push_back(image);
-    formats[p] = image->format;
-  }
+
+  // EGL calls run on the GL thread: a streaming thread that touched EGL
+  // leaves thread state in libEGL that is torn down racily at exit.
+  struct Job {
+    GstBuffer *buffer;
+    const FrameLayout *layout;
+    GstVideoInfo *info;
+    std::vector<GstEGLImage *> *images;
+    guint failed_plane;
+  } job{buffer, &layout, &info, &import.images_, G_MAXUINT};
+  gst_gl_context_thread_add(
+      context,
+      [](GstGLContext *ctx, gpointer data) {
+        auto *j = static_cast<Job *>(data);
+        for (guint p = 0; p < j->layout->n_planes; ++p) {
+          GstMemory *mem = gst_buffer_peek_memory(j->buffer, j->layout->planes[p].memory);
+          GstEGLImage *image = gst_egl_image_from_dmabuf(ctx, gst_fd_memory_get_fd(mem), j->info,
+                                                         gint(p), j->layout->planes[p].offset);
+          if (!image) {
+            j->failed_plane = p;
+            return;
+          }
+          j->images->push_back(image);
+        }
+      },
+      &job);
+  if (job.failed_plane != G_MAXUINT)
+    return Error{ENOTSUP, std::string("EGL refused the dma-buf import of ") +
+                              GST_VIDEO_INFO_NAME(&info) + " plane " +
+                              std::to_string(job.failed_plane) +
+                              " (format, pitch or offset not supported by the driver)"};
+  for (guint p = 0; p < layout.n_planes; ++p)
+    formats[p] = import.images_[p]->format;
 
   ObjectPtr<GstAllocator> allocator(gst_allocator_find(GST_GL_MEMORY_EGL_ALLOCATOR_NAME));
   // Padded strides would read as wider textures: GstGL derives a texture's
   // width from the stride it is given.
   GstVideoInfo texture_info = caps_info;
   GstGLVideoAllocationParams *params = gst_gl_video_allocation_params_new_wrapped_gl_handle(
-      context, nullptr, &texture_info, -1, nullptr, GST_GL_TEXTURE_TARGET_2D, GstGLFormat(0), nullptr,
-      nullptr, nullptr);
+      context, nullptr, &texture_info, -1, nullptr, GST_GL_TEXTURE_TARGET_2D, GstGLFormat(0),
+      nullptr, nullptr, nullptr);
   BufferPtr holder(gst_buffer_new());
   gboolean ok = gst_gl_memory_setup_buffer(
       GST_GL_MEMORY_ALLOCATOR(allocator.get()), holder.get(), params, formats.data(),

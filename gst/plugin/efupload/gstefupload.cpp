@@ -183,17 +183,11 @@ GstCaps *caps_towards_sink(GstCaps *caps) {
   return out;
 }
 
-// The identities of the source bytes, carried on every output frame.
+// The identities of the source bytes, carried on every output frame: the
+// input's own meta when upstream attached one, else derived from its memories.
 void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
-  if (GstEfIdentityMeta *upstream = gst_buffer_get_ef_identity_meta(in)) {
-    if (out == in)
-      return;
-    auto *m = reinterpret_cast<GstEfIdentityMeta *>(
-        gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
-    m->n_identities = upstream->n_identities;
-    std::copy_n(upstream->identities, upstream->n_identities, m->identities);
-    return;
-  }
+  if (gst_buffer_get_ef_identity_meta(out))
+    return;  // copied along with memories it still describes
   if (out == in) {
     GError *raw = nullptr;
     if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
@@ -202,11 +196,17 @@ void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
     }
     return;
   }
-  guint n = std::min(gst_buffer_n_memory(in), guint(GST_EF_IDENTITY_META_MAX));
   GstEfIdentity ids[GST_EF_IDENTITY_META_MAX];
-  for (guint i = 0; i < n; ++i)
-    if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(in, i), &ids[i], nullptr))
-      return;
+  guint n = 0;
+  if (GstEfIdentityMeta *upstream = gst_buffer_get_ef_identity_meta(in)) {
+    n = upstream->n_identities;
+    std::copy_n(upstream->identities, n, ids);
+  } else {
+    n = std::min(gst_buffer_n_memory(in), guint(GST_EF_IDENTITY_META_MAX));
+    for (guint i = 0; i < n; ++i)
+      if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(in, i), &ids[i], nullptr))
+        return;
+  }
   auto *m = reinterpret_cast<GstEfIdentityMeta *>(
       gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
   m->n_identities = n;
@@ -275,8 +275,10 @@ GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &lay
     GST_DEBUG_OBJECT(self, "imported %s", key->describe().c_str());
   }
   GstBuffer *out = nullptr;
-  if (gst_buffer_pool_acquire_buffer(s.shell_pool, &out, nullptr) != GST_FLOW_OK)
+  if (gst_buffer_pool_acquire_buffer(s.shell_pool, &out, nullptr) != GST_FLOW_OK) {
+    decline(self, Decline::ImportFailed, "no output buffer could be taken from the shell pool");
     return nullptr;
+  }
   got->import->attach_to(out);
   // The texture shows the input's bytes: keep the input (and so its pool
   // slot) alive until downstream is done with the output.
@@ -348,8 +350,15 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
   s.imported = false;
 
   if (!s.gl_output) {
-    *outbuf = gst_buffer_make_writable(gst_buffer_ref(in));
-    attach_identity(self, *outbuf, in);
+    // Downstream takes the input memory as it is. Only a frame still lacking
+    // its identity meta is touched, and only copied (the GstBuffer, not the
+    // bytes) when someone else holds it too.
+    if (gst_buffer_get_ef_identity_meta(in)) {
+      *outbuf = in;
+      return GST_FLOW_OK;
+    }
+    *outbuf = gst_buffer_is_writable(in) ? in : gst_buffer_copy(in);
+    attach_identity(self, *outbuf, *outbuf);
     return GST_FLOW_OK;
   }
 

@@ -4,7 +4,9 @@
 #ifndef __GST_EF_H__
 #define __GST_EF_H__
 
+#include <gst/ef/gsteffdallocator.h>
 #include <gst/ef/gstefidentity.h>
 #include <gst/ef/gstefidentitymeta.h>
+#include <gst/ef/gsteftransformmeta.h>
 
 #endif

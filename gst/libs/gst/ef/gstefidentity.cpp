@@ -3,6 +3,9 @@
 
 #include <gst/allocators/allocators.h>
 
+#include <mutex>
+#include <optional>
+
 #include "ef/identity.hpp"
 
 G_DEFINE_QUARK(gst - ef - identity - error - quark, gst_ef_identity_error)
@@ -43,19 +46,35 @@ ef::Result<ef::BufferIdentity> derive(GstMemory *mem) {
 gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity, GError **error) {
   g_return_val_if_fail(mem != nullptr, FALSE);
   g_return_val_if_fail(identity != nullptr, FALSE);
-  auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), memo_quark()));
-  if (memo == nullptr) {
-    memo = new Memo{derive(mem)};
-    gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), memo_quark(), memo,
-                              [](gpointer p) { delete static_cast<Memo *>(p); });
+  // One memory can be seen by several threads at once (tee into two
+  // branches): the memo is read and published under a lock, and never
+  // replaced, so no thread can be left holding a freed one.
+  static std::mutex memo_lock;
+  auto *mo = GST_MINI_OBJECT(mem);
+  std::optional<ef::Result<ef::BufferIdentity>> result;
+  {
+    std::lock_guard lock(memo_lock);
+    if (auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(mo, memo_quark())))
+      result = memo->result;
   }
-  if (!memo->result) {
-    g_set_error(error, GST_EF_IDENTITY_ERROR, memo->result.error().code, "%s",
-                memo->result.error().message.c_str());
+  if (!result) {
+    ef::Result<ef::BufferIdentity> derived = derive(mem);  // syscalls: not under the lock
+    std::lock_guard lock(memo_lock);
+    auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(mo, memo_quark()));
+    if (!memo) {
+      memo = new Memo{std::move(derived)};
+      gst_mini_object_set_qdata(mo, memo_quark(), memo,
+                                [](gpointer p) { delete static_cast<Memo *>(p); });
+    }
+    result = memo->result;
+  }
+  if (!*result) {
+    g_set_error(error, GST_EF_IDENTITY_ERROR, result->error().code, "%s",
+                result->error().message.c_str());
     return FALSE;
   }
-  identity->id = memo->result->id;
-  identity->kind = static_cast<guint32>(memo->result->kind);
+  identity->id = result->value().id;
+  identity->kind = static_cast<guint32>(result->value().kind);
   identity->_reserved = 0;
   return TRUE;
 }

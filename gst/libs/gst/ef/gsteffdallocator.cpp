@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gst/ef/gsteffdallocator.h"
+
+#include <fcntl.h>
+#include <linux/dma-heap.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+GST_DEBUG_CATEGORY_STATIC(gst_ef_fd_allocator_debug);
+#define GST_CAT_DEFAULT gst_ef_fd_allocator_debug
+
+struct _GstEfFdAllocator {
+  GstDmaBufAllocator parent;
+  int heap_fd;  // -1: memfds
+};
+
+typedef GstDmaBufAllocatorClass GstEfFdAllocatorClass;
+
+G_DEFINE_TYPE_WITH_CODE(GstEfFdAllocator, gst_ef_fd_allocator, GST_TYPE_DMABUF_ALLOCATOR,
+                        GST_DEBUG_CATEGORY_INIT(gst_ef_fd_allocator_debug, "effdallocator", 0,
+                                                "ef memfd / dma-heap allocator"))
+
+static int allocate_fd(GstEfFdAllocator *self, gsize size) {
+  if (self->heap_fd >= 0) {
+    struct dma_heap_allocation_data data = {};
+    data.len = size;
+    data.fd_flags = O_RDWR | O_CLOEXEC;
+    if (ioctl(self->heap_fd, DMA_HEAP_IOCTL_ALLOC, &data) == 0)
+      return int(data.fd);
+    GST_WARNING_OBJECT(self, "dma-heap allocation of %zu bytes failed: %s", size,
+                       g_strerror(errno));
+    return -1;
+  }
+  int fd = memfd_create("ef-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd >= 0 && ftruncate(fd, off_t(size)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
+                                     GstAllocationParams *params) {
+  auto *self = GST_EF_FD_ALLOCATOR(allocator);
+  gsize padded = size + (params ? params->prefix + params->padding : 0);
+  int fd = allocate_fd(self, padded);
+  if (fd < 0)
+    return nullptr;
+  GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, padded, GST_FD_MEMORY_FLAG_NONE);
+  if (mem && params && params->prefix)
+    gst_memory_resize(mem, gssize(params->prefix), size);
+  return mem;
+}
+
+static void fd_allocator_finalize(GObject *object) {
+  auto *self = GST_EF_FD_ALLOCATOR(object);
+  if (self->heap_fd >= 0)
+    close(self->heap_fd);
+  G_OBJECT_CLASS(gst_ef_fd_allocator_parent_class)->finalize(object);
+}
+
+static void gst_ef_fd_allocator_class_init(GstEfFdAllocatorClass *klass) {
+  GST_ALLOCATOR_CLASS(klass)->alloc = fd_allocator_alloc;
+  G_OBJECT_CLASS(klass)->finalize = fd_allocator_finalize;
+}
+
+static void gst_ef_fd_allocator_init(GstEfFdAllocator *self) {
+  self->heap_fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+}
+
+GstAllocator *gst_ef_fd_allocator_new(void) {
+  GstAllocator *allocator = GST_ALLOCATOR(g_object_new(GST_TYPE_EF_FD_ALLOCATOR, nullptr));
+  gst_object_ref_sink(allocator);
+  return allocator;
+}
+
+const char *gst_ef_fd_allocator_get_source(GstEfFdAllocator *allocator) {
+  return allocator->heap_fd >= 0 ? "dma-heap" : "memfd";
+}

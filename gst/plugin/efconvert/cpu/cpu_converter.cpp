@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CPU backend. The crop is read in place (pointers into the source;
+// packed YUV and 24-bit RGB are unpacked first, as libyuv scales neither), a
+// vertical flip is a negative stride, the turn and the scale run on
+// whichever image is smaller, in YUV for YUV sources, and one conversion
+// writes the content rectangle and its borders straight into the output.
+#include "cpu_converter.hpp"
+
+#include <cerrno>
+#include <string>
+
+#include "cpu_steps.hpp"
+
+namespace ef::gst {
+namespace {
+
+using cpu::Alpha;
+using cpu::Image;
+using cpu::Layout;
+using cpu::SourceFormat;
+using cpu::TurnOp;
+using cpu::Unpack;
+
+// Below this many pixels (source crop + output) a frame is converted on the
+// calling thread: waking helpers would cost more than they save.
+constexpr int64_t kParallelPixels = 1 << 18;
+
+struct Input {
+  GstVideoFormat format;
+  SourceFormat read;
+};
+
+constexpr Input kInputs[] = {
+    {GST_VIDEO_FORMAT_NV12, {Layout::Yuv, Unpack::None, 1, 1, true}},
+    {GST_VIDEO_FORMAT_I420, {Layout::Yuv, Unpack::None, 1, 1}},
+    {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
+    {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
+    {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
+    {GST_VIDEO_FORMAT_YUY2, {Layout::Yuv, Unpack::Yuy2, 1, 0}},
+    {GST_VIDEO_FORMAT_UYVY, {Layout::Yuv, Unpack::Uyvy, 1, 0}},
+    {GST_VIDEO_FORMAT_RGBA, {Layout::Rgb4, Unpack::None, 0, 0, false, true, Alpha::Real}},
+    {GST_VIDEO_FORMAT_BGRA, {Layout::Rgb4, Unpack::None, 0, 0, false, false, Alpha::Real}},
+    {GST_VIDEO_FORMAT_RGBx, {Layout::Rgb4, Unpack::None, 0, 0, false, true, Alpha::Padding}},
+    {GST_VIDEO_FORMAT_BGRx, {Layout::Rgb4, Unpack::None, 0, 0, false, false, Alpha::Padding}},
+    {GST_VIDEO_FORMAT_RGB, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, true}},
+    {GST_VIDEO_FORMAT_BGR, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, false}},
+    {GST_VIDEO_FORMAT_GRAY8, {Layout::Gray}},
+};
+
+const SourceFormat *source_format_of(GstVideoFormat format) {
+  for (const Input &input : kInputs)
+    if (input.format == format)
+      return &input.read;
+  return nullptr;
+}
+
+// How YUV becomes RGB: libyuv's constants, and whether the bytes are
+// expanded to full range first (see cpu_range.hpp).
+struct Decode {
+  cpu::YuvMatrix matrix;
+  bool expand = false;
+};
+
+Result<Decode> decode_for(GstVideoColorMatrix matrix, GstVideoColorRange range) {
+  const bool full = range == GST_VIDEO_COLOR_RANGE_0_255;
+  switch (matrix) {
+    case GST_VIDEO_COLOR_MATRIX_UNKNOWN:
+    case GST_VIDEO_COLOR_MATRIX_FCC:  // within 1% of BT.601
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+      if (full)
+        return Decode{{&libyuv::kYuvJPEGConstants, &libyuv::kYvuJPEGConstants}};
+      return Decode{{&libyuv::kYuvI601Constants, &libyuv::kYvuI601Constants}};
+    case GST_VIDEO_COLOR_MATRIX_SMPTE240M:  // within 1% of BT.709
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+      return Decode{{&libyuv::kYuvF709Constants, &libyuv::kYvuF709Constants}, !full};
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+      return Decode{{&libyuv::kYuvV2020Constants, &libyuv::kYvuV2020Constants}, !full};
+    default:
+      return Error{EINVAL,
+                   "no YUV to RGB conversion for colour matrix " + std::to_string(int(matrix))};
+  }
+}
+
+// Every direction is an optional vertical flip of the source (free: a
+// negative stride) followed by at most one libyuv turn. The transpose is a
+// flipped source turned right; the other diagonal, turned left.
+struct Turn {
+  GstVideoOrientationMethod direction;
+  bool vflip;
+  TurnOp op;
+};
+
+constexpr Turn kTurns[] = {
+    {GST_VIDEO_ORIENTATION_IDENTITY, false, TurnOp::None},
+    {GST_VIDEO_ORIENTATION_90R, false, TurnOp::Rotate90},
+    {GST_VIDEO_ORIENTATION_180, false, TurnOp::Rotate180},
+    {GST_VIDEO_ORIENTATION_90L, false, TurnOp::Rotate270},
+    {GST_VIDEO_ORIENTATION_HORIZ, false, TurnOp::Mirror},
+    {GST_VIDEO_ORIENTATION_VERT, true, TurnOp::None},
+    {GST_VIDEO_ORIENTATION_UL_LR, true, TurnOp::Rotate90},
+    {GST_VIDEO_ORIENTATION_UR_LL, true, TurnOp::Rotate270},
+};
+
+const Turn *turn_for(GstVideoOrientationMethod direction) {
+  for (const Turn &turn : kTurns)
+    if (turn.direction == direction)
+      return &turn;
+  return nullptr;  // auto and custom are the element's to resolve
+}
+
+bool inside(const GstVideoRectangle &r, int w, int h) {
+  return r.w > 0 && r.h > 0 && r.x >= 0 && r.y >= 0 && r.x + r.w <= w && r.y + r.h <= h;
+}
+
+std::string describe(const GstVideoRectangle &r) {
+  return std::to_string(r.w) + "x" + std::to_string(r.h) + "+" + std::to_string(r.x) + "+" +
+         std::to_string(r.y);
+}
+
+Result<void> check_geometry(const GstVideoFrame &src, const GstVideoFrame &dst,
+                            const ConvertParams &params) {
+  if (!inside(params.crop, GST_VIDEO_FRAME_WIDTH(&src), GST_VIDEO_FRAME_HEIGHT(&src)))
+    return Error{EINVAL, "crop " + describe(params.crop) + " is not inside the source"};
+  if (!inside(params.content, GST_VIDEO_FRAME_WIDTH(&dst), GST_VIDEO_FRAME_HEIGHT(&dst)))
+    return Error{EINVAL, "content " + describe(params.content) + " is not inside the output"};
+  return {};
+}
+
+int64_t area(const GstVideoRectangle &r) {
+  return int64_t(r.w) * r.h;
+}
+
+// Scale, turn and range expansion, in the order that does the turn and the
+// expansion on the smaller image.
+Image transform(cpu::Steps &steps, Image image, const ConvertParams &p, const Turn &turn,
+                bool expand) {
+  const bool swap = direction_swaps_axes(p.direction);
+  // A 4:2:2 image turned a quarter would be 4:4:0, which libyuv cannot
+  // convert: its chroma goes to 4:4:4.
+  const bool full_chroma = swap && image.wsub != image.hsub;
+  const int wsub = full_chroma ? 0 : image.wsub;
+  const int hsub = full_chroma ? 0 : image.hsub;
+  if (area(p.content) < area(p.crop)) {
+    image = steps.scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h,
+                        wsub, hsub);
+    image = steps.turn(image, turn.op);
+    return expand ? steps.expand_range(image) : image;
+  }
+  if (expand)
+    image = steps.expand_range(image);
+  image = steps.turn(image, turn.op);
+  return steps.scale(image, p.content.w, p.content.h, wsub, hsub);
+}
+
+// Releases the arena's blocks for the next frame however the conversion ends.
+struct ArenaFrame {
+  cpu::Arena &arena;
+  ~ArenaFrame() { arena.reset(); }
+};
+
+}  // namespace
+
+bool cpu_supports_input(GstVideoFormat format) {
+  return source_format_of(format) != nullptr;
+}
+
+bool cpu_supports_output(GstVideoFormat format) {
+  cpu::DstKind kind;
+  return cpu::dst_kind_of(format, kind);
+}
+
+Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
+                         unsigned threads) {
+  const SourceFormat *read = source_format_of(GST_VIDEO_FRAME_FORMAT(&src));
+  cpu::DstKind kind;
+  if (!read || !cpu::dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind))
+    return Error{EINVAL, std::string("no CPU conversion from ") +
+                             gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&src)) + " to " +
+                             gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&dst))};
+  const Turn *turn = turn_for(params.direction);
+  if (!turn)
+    return Error{EINVAL, "video-direction auto and custom must be resolved before converting"};
+  if (auto checked = check_geometry(src, dst, params); !checked)
+    return checked;
+  // GstVideoConverter gives a BT.601 source's Y as it is for GRAY8 (range
+  // included) and any other matrix's luma through RGB; so do we, to match.
+  const bool luma_only = read->layout == Layout::Yuv && kind == cpu::DstKind::Gray &&
+                         params.matrix == GST_VIDEO_COLOR_MATRIX_BT601;
+  Decode decode;
+  if (read->layout == Layout::Yuv && !luma_only) {
+    auto found = decode_for(params.matrix, params.range);
+    if (!found)
+      return found.error();
+    decode = *found;
+  }
+  const int64_t pixels =
+      area(params.crop) + int64_t(GST_VIDEO_FRAME_WIDTH(&dst)) * GST_VIDEO_FRAME_HEIGHT(&dst);
+  const unsigned workers = threads > 1 && pixels >= kParallelPixels ? threads : 1;
+  cpu::Arena &arena = cpu::thread_arena();
+  const ArenaFrame frame{arena};
+  cpu::Steps steps(params, workers, arena);
+
+  Image image = steps.load(src, *read, luma_only);
+  if (turn->vflip)
+    for (int i = 0; i < image.n_planes; ++i)
+      image.planes[i] = image.planes[i].flipped();
+  image = transform(steps, image, params, *turn, decode.expand);
+  steps.write(image, dst, decode.matrix);
+  return {};
+}
+
+}  // namespace ef::gst

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CPU backend's view of an image between steps: plane pointers with
+// strides (negative for a vertically flipped view) into the source frame,
+// the arena or the destination.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace ef::gst::cpu {
+
+struct Plane {
+  uint8_t *data = nullptr;
+  int stride = 0;  // bytes from one row to the next; negative when flipped
+  int width = 0;   // in elements: pixels, or U,V pairs
+  int height = 0;
+  int bpp = 1;  // bytes per element: 1, 2 (interleaved U,V) or 4 (colour + alpha)
+
+  uint8_t *row(int y) const { return data + ptrdiff_t(y) * stride; }
+  uint8_t *at(int x, int y) const { return row(y) + ptrdiff_t(x) * bpp; }
+  // The same rows bottom up.
+  Plane flipped() const { return {row(height - 1), -stride, width, height, bpp}; }
+};
+
+enum class Layout {
+  Yuv,   // Y plane + U, V planes, or + one interleaved U,V plane (NV12)
+  Rgb4,  // one plane, 4 bytes a pixel: three colour bytes, then alpha or padding
+  Gray,  // one plane of full-range luma
+};
+
+// What byte 3 of an Rgb4 pixel holds.
+enum class Alpha { Real, Opaque, Padding };
+
+struct Image {
+  Layout layout = Layout::Gray;
+  std::array<Plane, 3> planes{};
+  int n_planes = 1;
+  int wsub = 0;  // Yuv: log2 of the chroma subsampling across and down
+  int hsub = 0;
+  bool red_first = false;  // Rgb4: R,G,B in bytes 0-2 (else B,G,R)
+  Alpha alpha = Alpha::Opaque;
+
+  bool interleaved_chroma() const { return layout == Layout::Yuv && n_planes == 2; }
+};
+
+// Size of a plane subsampled by 2^shift, rounded up (a 3-pixel row has 2 chroma samples).
+inline int subsampled(int size, int shift) {
+  return (size + (1 << shift) - 1) >> shift;
+}
+
+}  // namespace ef::gst::cpu

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cpu_writer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ef::gst::cpu {
+namespace {
+
+using PlanarToRgb = int (*)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
+                            uint8_t *, int, const libyuv::YuvConstants *, int, int);
+using SemiPlanarToRgb = int (*)(const uint8_t *, int, const uint8_t *, int, uint8_t *, int,
+                                const libyuv::YuvConstants *, int, int);
+
+// [chroma: 4:2:0, 4:2:2, 4:4:4][4 or 3 bytes out]
+constexpr PlanarToRgb kPlanarToRgb[3][2] = {
+    {libyuv::I420ToARGBMatrix, libyuv::I420ToRGB24Matrix},
+    {libyuv::I422ToARGBMatrix, libyuv::I422ToRGB24Matrix},
+    {libyuv::I444ToARGBMatrix, libyuv::I444ToRGB24Matrix},
+};
+// [V before U][4 or 3 bytes out]
+constexpr SemiPlanarToRgb kSemiPlanarToRgb[2][2] = {
+    {libyuv::NV12ToARGBMatrix, libyuv::NV12ToRGB24Matrix},
+    {libyuv::NV21ToARGBMatrix, libyuv::NV21ToRGB24Matrix},
+};
+
+int chroma_index(const Image &image) {
+  if (image.wsub == 0)
+    return 2;
+  return image.hsub == 0 ? 1 : 0;
+}
+
+// BT.601 full-range luma, GRAY8's colorimetry, rounded.
+uint8_t luma_of(const std::array<uint8_t, 4> &rgba) {
+  return uint8_t((299 * rgba[0] + 587 * rgba[1] + 114 * rgba[2] + 500) / 1000);
+}
+
+void force_opaque(uint8_t *data, int stride, int width, int rows) {
+  for (int y = 0; y < rows; ++y, data += stride)
+    for (int x = 0; x < width; ++x)
+      data[4 * x + 3] = 0xff;
+}
+
+}  // namespace
+
+bool dst_kind_of(GstVideoFormat format, DstKind &kind) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      kind = DstKind::Packed4;
+      return true;
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      kind = DstKind::Packed3;
+      return true;
+    case GST_VIDEO_FORMAT_GRAY8:
+      kind = DstKind::Gray;
+      return true;
+    case GST_VIDEO_FORMAT_RGBP:
+    case GST_VIDEO_FORMAT_BGRP:
+      kind = DstKind::Planar3;
+      return true;
+    default:
+      return false;
+  }
+}
+
+Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,
+               const std::array<uint8_t, 4> &fill, YuvMatrix matrix)
+    : width_(GST_VIDEO_FRAME_WIDTH(&dst)),
+      height_(GST_VIDEO_FRAME_HEIGHT(&dst)),
+      content_(content),
+      matrix_(matrix) {
+  const GstVideoFormatInfo *finfo = dst.info.finfo;
+  dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind_);
+  alpha_ = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo);
+  red_first_ = GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_R) == 0;
+  const bool planar = kind_ == DstKind::Planar3;
+  n_planes_ = planar ? 3 : 1;
+  for (int i = 0; i < n_planes_; ++i) {
+    // Planar: plane i holds colour i (R, G, B), wherever it lies in memory.
+    const guint plane = planar ? GST_VIDEO_FORMAT_INFO_PLANE(finfo, i) : 0;
+    fill_[i].fill(0xff);  // padding bytes (RGBx) too
+    frame_[i] = {static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, plane)),
+                 GST_VIDEO_FRAME_PLANE_STRIDE(&dst, plane), width_, height_,
+                 GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, planar ? i : 0)};
+    out_[i] = frame_[i];
+    out_[i].data = frame_[i].at(content.x, content.y);
+    out_[i].width = content.w;
+    out_[i].height = content.h;
+  }
+  if (kind_ == DstKind::Gray) {
+    fill_[0][0] = luma_of(fill);
+    return;
+  }
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS(finfo); ++c) {
+    if (planar)
+      fill_[c][0] = fill[c];
+    else
+      fill_[0][GST_VIDEO_FORMAT_INFO_POFFSET(finfo, c)] = fill[c];
+  }
+}
+
+size_t Writer::strip_bytes(const Image &image) const {
+  const bool direct = kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3;
+  const bool needs = (image.layout == Layout::Yuv && !direct) ||
+                     (image.layout == Layout::Gray && kind_ == DstKind::Packed3);
+  return needs ? size_t(kStripRows) * content_.w * 4 : 0;
+}
+
+void Writer::write_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
+  const int top = content_.y;
+  const int bottom = content_.y + content_.h;
+  fill(0, width_, y0, std::min(y1, top));
+  fill(0, width_, std::max(y0, bottom), y1);
+  const int c0 = std::max(y0, top);
+  const int c1 = std::min(y1, bottom);
+  if (c0 >= c1)
+    return;
+  fill(0, content_.x, c0, c1);
+  fill(content_.x + content_.w, width_, c0, c1);
+  content_rows(image, c0 - top, c1 - top, strip);
+}
+
+void Writer::content_rows(const Image &image, int r0, int r1, uint8_t *strip) const {
+  const Plane &first = image.planes[0];
+  switch (image.layout) {
+    case Layout::Yuv:
+      yuv_rows(image, r0, r1, strip);
+      break;
+    case Layout::Gray:
+      gray_rows(first, r0, r1, strip);
+      break;
+    case Layout::Rgb4:
+      rgb4_rows(first.row(r0), first.stride, image.red_first, image.alpha, r0, r1 - r0);
+      break;
+  }
+}
+
+// YUV (or gray) to a format libyuv cannot write from it goes through ARGB
+// rows few enough to stay in cache.
+template <typename ToArgb>
+void Writer::through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const {
+  const int stride = content_.w * 4;
+  for (int r = r0; r < r1; r += kStripRows) {
+    const int rows = std::min(kStripRows, r1 - r);
+    to_argb(r, rows, strip, stride);
+    rgb4_rows(strip, stride, false, Alpha::Opaque, r, rows);
+  }
+}
+
+void Writer::yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const {
+  if (kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3) {
+    const Plane &o = out_[0];
+    yuv_to_packed(image, r0, r1 - r0, o.row(r0), o.stride, o.bpp, red_first_);
+    return;
+  }
+  through_strip(r0, r1, strip, [&](int r, int rows, uint8_t *argb, int stride) {
+    yuv_to_packed(image, r, rows, argb, stride, 4, false);
+  });
+}
+
+void Writer::yuv_to_packed(const Image &image, int r0, int rows, uint8_t *out, int out_stride,
+                           int out_bpp, bool red_first) const {
+  const Plane &y = image.planes[0];
+  const int cr = r0 >> image.hsub;
+  const int bytes = out_bpp == 4 ? 0 : 1;
+  const libyuv::YuvConstants *constants = red_first ? matrix_.vu : matrix_.uv;
+  if (image.interleaved_chroma()) {
+    const Plane &uv = image.planes[1];
+    kSemiPlanarToRgb[red_first][bytes](y.row(r0), y.stride, uv.row(cr), uv.stride, out, out_stride,
+                                       constants, content_.w, rows);
+    return;
+  }
+  // libyuv writes B first; R first is the same call with U and V swapped.
+  const Plane &u = image.planes[red_first ? 2 : 1];
+  const Plane &v = image.planes[red_first ? 1 : 2];
+  kPlanarToRgb[chroma_index(image)][bytes](y.row(r0), y.stride, u.row(cr), u.stride, v.row(cr),
+                                           v.stride, out, out_stride, constants, content_.w, rows);
+}
+
+void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const {
+  const int rows = r1 - r0;
+  switch (kind_) {
+    case DstKind::Gray:
+    case DstKind::Planar3:
+      for (int i = 0; i < n_planes_; ++i)
+        libyuv::CopyPlane(gray.row(r0), gray.stride, out_[i].row(r0), out_[i].stride, content_.w,
+                          rows);
+      break;
+    case DstKind::Packed4:
+      libyuv::J400ToARGB(gray.row(r0), gray.stride, out_[0].row(r0), out_[0].stride, content_.w,
+                         rows);
+      break;
+    case DstKind::Packed3:
+      through_strip(r0, r1, strip, [&](int r, int n, uint8_t *argb, int stride) {
+        libyuv::J400ToARGB(gray.row(r), gray.stride, argb, stride, content_.w, n);
+      });
+      break;
+  }
+}
+
+// The byte functions of libyuv move bytes, whatever they hold: "ARGB to
+// RGB24" keeps bytes 0-2 in order, "to RAW" and "to ABGR" swap 0 and 2.
+void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0,
+                       int rows) const {
+  const Plane &o = out_[0];
+  const bool same = red_first == red_first_;
+  switch (kind_) {
+    case DstKind::Packed4:
+      if (same)
+        libyuv::ARGBCopy(s, stride, o.row(r0), o.stride, content_.w, rows);
+      else
+        libyuv::ARGBToABGR(s, stride, o.row(r0), o.stride, content_.w, rows);
+      if (alpha == Alpha::Padding && alpha_)
+        force_opaque(o.row(r0), o.stride, content_.w, rows);
+      break;
+    case DstKind::Packed3:
+      if (same)
+        libyuv::ARGBToRGB24(s, stride, o.row(r0), o.stride, content_.w, rows);
+      else
+        libyuv::ARGBToRAW(s, stride, o.row(r0), o.stride, content_.w, rows);
+      break;
+    case DstKind::Gray:
+      if (red_first)
+        libyuv::ABGRToJ400(s, stride, o.row(r0), o.stride, content_.w, rows);
+      else
+        libyuv::ARGBToJ400(s, stride, o.row(r0), o.stride, content_.w, rows);
+      break;
+    case DstKind::Planar3: {
+      // SplitARGBPlane sends byte 2 to its "r" plane and byte 0 to its "b".
+      const Plane &byte0 = out_[red_first ? 0 : 2];
+      const Plane &byte2 = out_[red_first ? 2 : 0];
+      libyuv::SplitARGBPlane(s, stride, byte2.row(r0), byte2.stride, out_[1].row(r0),
+                             out_[1].stride, byte0.row(r0), byte0.stride, nullptr, 0, content_.w,
+                             rows);
+      break;
+    }
+  }
+}
+
+void Writer::fill(int x0, int x1, int y0, int y1) const {
+  if (x0 >= x1 || y0 >= y1)
+    return;
+  for (int i = 0; i < n_planes_; ++i) {
+    const Plane &p = frame_[i];
+    const size_t bytes = size_t(x1 - x0) * p.bpp;
+    uint8_t *first = p.at(x0, y0);
+    if (p.bpp == 1) {
+      libyuv::SetPlane(first, p.stride, x1 - x0, y1 - y0, fill_[i][0]);
+      continue;
+    }
+    for (size_t b = 0; b < bytes; b += p.bpp)
+      std::memcpy(first + b, fill_[i].data(), p.bpp);
+    for (int y = y0 + 1; y < y1; ++y)
+      std::memcpy(p.at(x0, y), first, bytes);
+  }
+}
+
+}  // namespace ef::gst::cpu

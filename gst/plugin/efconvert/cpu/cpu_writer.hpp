@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The last step of a CPU conversion: the finished image (cropped, turned and
+// scaled to the content size) converted into the destination at the content
+// rectangle, and the borders around it, a band of rows at a time.
+#pragma once
+
+#include <gst/video/video.h>
+#include <libyuv.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu_image.hpp"
+
+namespace ef::gst::cpu {
+
+// libyuv's constants for a source matrix and range, and their mirror for
+// writing R before B (libyuv names byte order from the other end).
+struct YuvMatrix {
+  const libyuv::YuvConstants *uv = nullptr;
+  const libyuv::YuvConstants *vu = nullptr;
+};
+
+enum class DstKind { Packed4, Packed3, Gray, Planar3 };
+
+// Whether the writer handles `format` and how it lays out pixels.
+bool dst_kind_of(GstVideoFormat format, DstKind &kind);
+
+class Writer {
+ public:
+  Writer(GstVideoFrame &dst, const GstVideoRectangle &content, const std::array<uint8_t, 4> &fill,
+         YuvMatrix matrix);
+
+  // Bytes of scratch one band needs to write `image` (0 when it goes
+  // straight into the destination).
+  size_t strip_bytes(const Image &image) const;
+  // Writes rows [y0, y1) of the destination: border and content. A band
+  // that starts inside the content must start an even number of rows into
+  // it (a 4:2:0 image's chroma row serves two rows).
+  void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
+
+ private:
+  static constexpr int kStripRows = 16;
+
+  void content_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
+  void yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
+  void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const;
+  // `s` is the first source row; r0 the first content row it becomes.
+  void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows) const;
+  void yuv_to_packed(const Image &image, int r0, int rows, uint8_t *out, int out_stride,
+                     int out_bpp, bool red_first) const;
+  template <typename ToArgb>
+  void through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const;
+  void fill(int x0, int x1, int y0, int y1) const;
+
+  DstKind kind_ = DstKind::Packed4;
+  bool red_first_ = false;
+  bool alpha_ = false;
+  int width_ = 0;
+  int height_ = 0;
+  GstVideoRectangle content_{};
+  // The destination's planes from its top-left corner, and at the content's
+  // (Planar3: R, G, B whatever their order in memory).
+  std::array<Plane, 3> frame_{};
+  std::array<Plane, 3> out_{};
+  int n_planes_ = 1;
+  // The fill colour as the bytes of one pixel of each plane.
+  std::array<std::array<uint8_t, 4>, 3> fill_{};
+  YuvMatrix matrix_;
+};
+
+}  // namespace ef::gst::cpu

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gl_converter.hpp"
+
+#include <gst/gl/gstglfuncs.h>
+
+#include <cerrno>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "efconvert/gl/gl_layout.hpp"
+#include "efconvert/gl/gl_shaders.hpp"
+#include "gst_ptr.hpp"
+
+namespace ef::gst {
+
+namespace {
+
+// Sampler objects (GL 3.3, GLES 3.0) are not in GstGLFuncs. One sampler
+// sets GL_LINEAR and clamp-to-edge for our draws without touching the
+// parameters of textures that belong to someone else.
+struct SamplerFuncs {
+  void(GSTGLAPI *gen)(GLsizei, GLuint *) = nullptr;
+  void(GSTGLAPI *destroy)(GLsizei, const GLuint *) = nullptr;
+  void(GSTGLAPI *bind)(GLuint, GLuint) = nullptr;
+  void(GSTGLAPI *parameter)(GLuint, GLenum, GLint) = nullptr;
+
+  bool load(GstGLContext *context) {
+    auto get = [context](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          gst_gl_context_get_proc_address(context, name));
+      return fn != nullptr;
+    };
+    return get(gen, "glGenSamplers") && get(destroy, "glDeleteSamplers") &&
+           get(bind, "glBindSampler") && get(parameter, "glSamplerParameteri");
+  }
+};
+
+// The GLSL a context takes: the argument of #version, and whether it has
+// textureGather.
+struct Glsl {
+  std::string version;
+  bool gather = false;
+};
+
+// Program variants (see gl_shaders.hpp).
+constexpr unsigned kPixels = 1, kNearest = 2, kFill = 4;
+
+constexpr guint kMaxSourceTextures = 3;
+
+// Where one render writes: a texture of width x height texels and, per
+// output plane, the texture row where the plane begins.
+struct Target {
+  guint texture = 0;
+  guint width = 0;
+  guint height = 0;
+  bool pixels = false;
+  std::array<guint, 3> row0{};
+};
+
+// A scissor box in output pixels.
+struct Box {
+  gint x, y, w, h;
+};
+
+// The bands around the content rectangle: top, bottom, left, right.
+std::vector<Box> border_boxes(const GstVideoRectangle &c, gint out_w, gint out_h) {
+  const Box bands[] = {{0, 0, out_w, c.y},
+                       {0, c.y + c.h, out_w, out_h - c.y - c.h},
+                       {0, c.y, c.x, c.h},
+                       {c.x + c.w, c.y, out_w - c.x - c.w, c.h}};
+  std::vector<Box> boxes;
+  for (const Box &b : bands)
+    if (b.w > 0 && b.h > 0)
+      boxes.push_back(b);
+  return boxes;
+}
+
+// A border that is one byte value throughout (grey in packed RGB, any
+// colour in RGBA8 texels) is a glClear, at memset speed, not a draw.
+bool clearable(const gl::ByteRows &fill, guint bytes_per_texel) {
+  for (guint b = 1; b < bytes_per_texel; ++b)
+    if (fill.constant[b] != fill.constant[0])
+      return false;
+  return true;
+}
+
+std::string rect_string(const GstVideoRectangle &r) {
+  return std::to_string(r.w) + "x" + std::to_string(r.h) + "+" + std::to_string(r.x) + "+" +
+         std::to_string(r.y);
+}
+
+bool inside(const GstVideoRectangle &r, const GstVideoInfo &info) {
+  return r.w > 0 && r.h > 0 && r.x >= 0 && r.y >= 0 &&
+         r.x + r.w <= GST_VIDEO_INFO_WIDTH(&info) && r.y + r.h <= GST_VIDEO_INFO_HEIGHT(&info);
+}
+
+// Saves what a render changes that GstGL or the caller may rely on (the
+// bound framebuffer, the viewport, the clear colour) and resets the rest to
+// GL defaults.
+class DrawScope {
+ public:
+  DrawScope(GstGLContext *context, const SamplerFuncs &samplers)
+      : context_(context), gl_(context->gl_vtable), samplers_(samplers) {
+    gl_->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer_);
+    gl_->GetIntegerv(GL_VIEWPORT, viewport_);
+    gl_->GetFloatv(GL_COLOR_CLEAR_VALUE, clear_);
+  }
+  ~DrawScope() {
+    for (guint unit = 0; unit < kMaxSourceTextures; ++unit) {
+      gl_->ActiveTexture(GL_TEXTURE0 + unit);
+      gl_->BindTexture(GL_TEXTURE_2D, 0);
+      samplers_.bind(unit, 0);
+    }
+    gl_->ActiveTexture(GL_TEXTURE0);
+    gl_->Disable(GL_SCISSOR_TEST);
+    gl_->BindVertexArray(0);
+    gst_gl_context_clear_shader(context_);
+    gl_->BindFramebuffer(GL_FRAMEBUFFER, GLuint(framebuffer_));
+    gl_->Viewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+    gl_->ClearColor(clear_[0], clear_[1], clear_[2], clear_[3]);
+  }
+  DrawScope(const DrawScope &) = delete;
+  DrawScope &operator=(const DrawScope &) = delete;
+
+ private:
+  GstGLContext *context_;
+  const GstGLFuncs *gl_;
+  const SamplerFuncs &samplers_;
+  GLint framebuffer_ = 0;
+  GLint viewport_[4] = {};
+  GLfloat clear_[4] = {};
+};
+
+class GlConverterImpl final : public GlConverter {
+ public:
+  GlConverterImpl(GstGLContext *context, const GstVideoInfo &in, const GstVideoInfo &out,
+                  const gl::SourceLayout &source, const gl::OutputLayout &output,
+                  Glsl glsl, const SamplerFuncs &samplers)
+      : context_(GST_GL_CONTEXT(gst_object_ref(context))),
+        in_(in),
+        out_(out),
+        source_(source),
+        output_(output),
+        glsl_(std::move(glsl)),
+        samplers_(samplers) {}
+  ~GlConverterImpl() override;
+
+  Result<void> init();
+  Result<void> render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                            const ByteTarget &dst, const ConvertParams &params) override;
+  Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                             guint dst_texture, const ConvertParams &params) override;
+
+ private:
+  Result<GstGLShader *> program(unsigned variant);
+  std::string defines(unsigned variant) const;
+  Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                     const ConvertParams &params) const;
+  Result<void> render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, const Target &target,
+                      const ConvertParams &params);
+  Result<void> attach(guint texture);
+  void bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src);
+  void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
+  void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
+                          const gl::ByteRows &rows);
+  void scissor(const Target &target, guint plane, const Box &box);
+
+  GstGLContext *context_;
+  GstVideoInfo in_;
+  GstVideoInfo out_;
+  gl::SourceLayout source_;
+  gl::OutputLayout output_;
+  Glsl glsl_;
+  SamplerFuncs samplers_;
+  std::map<unsigned, ObjectPtr<GstGLShader>> programs_;
+  GLuint vao_ = 0;
+  GLuint fbo_ = 0;
+  GLuint sampler_ = 0;
+};
+
+GlConverterImpl::~GlConverterImpl() {
+  programs_.clear();  // GstGLShader deletes its program on the GL thread itself
+  // The element may drop a converter from any thread: the GL objects go on
+  // the GL thread (thread_add runs at once when called there).
+  gst_gl_context_thread_add(
+      context_,
+      [](GstGLContext *context, gpointer data) {
+        auto *self = static_cast<GlConverterImpl *>(data);
+        const GstGLFuncs *gl = context->gl_vtable;
+        if (self->vao_)
+          gl->DeleteVertexArrays(1, &self->vao_);
+        if (self->fbo_)
+          gl->DeleteFramebuffers(1, &self->fbo_);
+        if (self->sampler_)
+          self->samplers_.destroy(1, &self->sampler_);
+      },
+      this);
+  gst_object_unref(context_);
+}
+
+Result<void> GlConverterImpl::init() {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  gl->GenVertexArrays(1, &vao_);
+  gl->GenFramebuffers(1, &fbo_);
+  samplers_.gen(1, &sampler_);
+  samplers_.parameter(sampler_, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  samplers_.parameter(sampler_, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  samplers_.parameter(sampler_, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  samplers_.parameter(sampler_, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  if (!vao_ || !fbo_ || !sampler_)
+    return Error{EIO, "creating the vertex array, framebuffer or sampler failed"};
+  // The common program now, so that a driver that cannot compile it fails
+  // at caps time rather than on the first frame.
+  auto common = program(0);
+  if (!common)
+    return common.error();
+  return {};
+}
+
+std::string GlConverterImpl::defines(unsigned variant) const {
+  static constexpr const char *kSourceDefine[] = {"SOURCE_DIRECT", "SOURCE_SEMI_PLANAR",
+                                                  "SOURCE_PLANAR", "SOURCE_PACKED_422"};
+  std::string d = "#version " + glsl_.version + "\n#define EXP " + (getenv("EXP") ? getenv("EXP") : "0") + "\n";
+  if (glsl_.gather)
+    d += "#define GATHER\n";
+  d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
+  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n" : "#define LUMA g\n#define CHROMA r\n";
+  if (variant & kPixels)
+    d += "#define PIXELS\n";
+  if (variant & kNearest)
+    d += "#define NEAREST\n";
+  if (variant & kFill)
+    d += "#define FILL\n";
+  return d;
+}
+
+Result<GstGLShader *> GlConverterImpl::program(unsigned variant) {
+  if (auto it = programs_.find(variant); it != programs_.end())
+    return it->second.get();
+  GstGLSLVersion version;
+  GstGLSLProfile profile;
+  gst_glsl_version_profile_from_string(glsl_.version.c_str(), &version, &profile);
+  const std::string head = defines(variant);
+  GstGLSLStage *vertex = gst_glsl_stage_new_with_string(context_, GL_VERTEX_SHADER, version,
+                                                        profile, (head + gl::kVertexShader).c_str());
+  GstGLSLStage *fragment = gst_glsl_stage_new_with_string(
+      context_, GL_FRAGMENT_SHADER, version, profile, (head + gl::kFragmentShader).c_str());
+  GError *raw_error = nullptr;
+  GstGLShader *shader =
+      gst_gl_shader_new_link_with_stages(context_, &raw_error, vertex, fragment, nullptr);
+  ErrorPtr error(raw_error);
+  if (!shader)
+    return Error{EIO, "compiling the efconvert shader (variant " + std::to_string(variant) +
+                          ") failed: " + (error ? error->message : "unknown error")};
+  if (g_object_is_floating(shader))
+    gst_object_ref_sink(shader);
+  programs_.emplace(variant, ObjectPtr<GstGLShader>(shader));
+  return shader;
+}
+
+Result<void> GlConverterImpl::check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                    const ConvertParams &params) const {
+  for (guint p = 0; p < source_.n_textures; ++p)
+    if (src[p] == 0)
+      return Error{EINVAL, "source texture of plane " + std::to_string(p) + " is 0"};
+  if (!inside(params.crop, in_))
+    return Error{EINVAL, "crop " + rect_string(params.crop) + " is not inside the " +
+                             std::to_string(GST_VIDEO_INFO_WIDTH(&in_)) + "x" +
+                             std::to_string(GST_VIDEO_INFO_HEIGHT(&in_)) + " input"};
+  if (!inside(params.content, out_))
+    return Error{EINVAL, "content " + rect_string(params.content) + " is not inside the " +
+                             std::to_string(GST_VIDEO_INFO_WIDTH(&out_)) + "x" +
+                             std::to_string(GST_VIDEO_INFO_HEIGHT(&out_)) + " output"};
+  return {};
+}
+
+Result<void> GlConverterImpl::render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                           const ByteTarget &dst, const ConvertParams &params) {
+  if (dst.texture == 0 || dst.stride == 0)
+    return Error{EINVAL, "byte target has no texture or a stride of 0"};
+  Target target{dst.texture, dst.stride, dst.rows, false, {}};
+  const guint height = GST_VIDEO_INFO_HEIGHT(&out_);
+  for (guint p = 0; p < output_.n_planes; ++p) {
+    const guint row_bytes = GST_VIDEO_INFO_WIDTH(&out_) * output_.planes[p].bytes_per_pixel;
+    const std::string plane = "plane " + std::to_string(p) + ": ";
+    if (dst.stride < row_bytes)
+      return Error{EINVAL, plane + "stride " + std::to_string(dst.stride) + " is below the " +
+                               std::to_string(row_bytes) + " bytes of a row"};
+    if (dst.offset[p] % dst.stride != 0)
+      return Error{EINVAL, plane + "offset " + std::to_string(dst.offset[p]) +
+                               " is not a whole number of rows"};
+    target.row0[p] = guint(dst.offset[p] / dst.stride);
+    if (target.row0[p] + height > dst.rows)
+      return Error{EINVAL, plane + "rows " + std::to_string(target.row0[p]) + " to " +
+                               std::to_string(target.row0[p] + height) +
+                               " lie past the texture's " + std::to_string(dst.rows)};
+  }
+  return render(src, target, params);
+}
+
+Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                            guint dst_texture, const ConvertParams &params) {
+  if (!output_.pixels)
+    return Error{EINVAL, std::string("render_pixels writes RGBA8 texels; ") +
+                             GST_VIDEO_INFO_NAME(&out_) + " has no such layout"};
+  if (dst_texture == 0)
+    return Error{EINVAL, "destination texture is 0"};
+  const Target target{dst_texture, guint(GST_VIDEO_INFO_WIDTH(&out_)),
+                      guint(GST_VIDEO_INFO_HEIGHT(&out_)), true, {}};
+  return render(src, target, params);
+}
+
+Result<void> GlConverterImpl::attach(guint texture) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  gl->BindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  const GLenum status = gl->CheckFramebufferStatus(GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE) {
+    gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+    return Error{EINVAL, "texture " + std::to_string(texture) +
+                             " cannot be rendered to (framebuffer status " +
+                             std::to_string(status) + ")"};
+  }
+  return {};
+}
+
+void GlConverterImpl::bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  for (guint p = 0; p < source_.n_textures; ++p) {
+    gl->ActiveTexture(GL_TEXTURE0 + p);
+    gl->BindTexture(GL_TEXTURE_2D, src[p]);
+    samplers_.bind(p, sampler_);
+  }
+}
+
+Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                     const Target &target, const ConvertParams &params) {
+  if (auto ok = check(src, params); !ok)
+    return ok;
+  const gl::Geometry geometry = gl::plan_geometry(params);
+  const unsigned base = target.pixels ? kPixels : 0;
+  auto content = program(base | (geometry.nearest ? kNearest : 0));
+  if (!content)
+    return content.error();
+  auto fill = program(base | kFill);
+  if (!fill)
+    return fill.error();
+
+  const GstGLFuncs *gl = context_->gl_vtable;
+  DrawScope scope(context_, samplers_);
+  if (auto ok = attach(target.texture); !ok)
+    return ok;
+  gl->Viewport(0, 0, GLsizei(target.width), GLsizei(target.height));
+  gl->Enable(GL_SCISSOR_TEST);
+  gl->BindVertexArray(vao_);
+  bind_sources(src);
+
+  const guint n_planes = target.pixels ? 1 : output_.n_planes;
+  gst_gl_shader_use(*content);
+  set_source_uniforms(*content, geometry);
+  const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
+  const GstVideoRectangle &c = params.content;
+  for (guint p = 0; p < n_planes; ++p) {
+    set_plane_uniforms(*content, target, p,
+                       gl::content_rows(colour, output_.planes[p], source_.alpha));
+    scissor(target, p, {c.x, c.y, c.w, c.h});
+    gl->DrawArrays(GL_TRIANGLES, 0, 3);
+  }
+  const auto borders = border_boxes(c, GST_VIDEO_INFO_WIDTH(&out_), GST_VIDEO_INFO_HEIGHT(&out_));
+  for (guint p = 0; p < n_planes && !borders.empty(); ++p) {
+    const gl::ByteRows rows = gl::fill_rows(params, output_.planes[p], output_.gray);
+    const bool clear = clearable(rows, target.pixels ? 1 : output_.planes[p].bytes_per_pixel);
+    if (clear) {
+      const auto &v = rows.constant;
+      gl->ClearColor(v[0], target.pixels ? v[1] : v[0], target.pixels ? v[2] : v[0],
+                     target.pixels ? v[3] : v[0]);
+    } else {
+      gst_gl_shader_use(*fill);
+      set_plane_uniforms(*fill, target, p, rows);
+    }
+    for (const Box &box : borders) {
+      scissor(target, p, box);
+      if (clear)
+        gl->Clear(GL_COLOR_BUFFER_BIT);
+      else
+        gl->DrawArrays(GL_TRIANGLES, 0, 3);
+    }
+  }
+  // Not left attached: a texture attached to our framebuffer outlives its
+  // owner's glDeleteTextures.
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+  return {};
+}
+
+void GlConverterImpl::scissor(const Target &target, guint plane, const Box &box) {
+  const gint bpp = target.pixels ? 1 : gint(output_.planes[plane].bytes_per_pixel);
+  context_->gl_vtable->Scissor(box.x * bpp, gint(target.row0[plane]) + box.y, box.w * bpp, box.h);
+}
+
+void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
+                                         const gl::ByteRows &rows) {
+  gst_gl_shader_set_uniform_1f(shader, "u_bpp", float(output_.planes[plane].bytes_per_pixel));
+  gst_gl_shader_set_uniform_1f(shader, "u_row0", float(target.row0[plane]));
+  gst_gl_shader_set_uniform_4fv(shader, "u_bytes", 4, rows.coef[0].data());
+  gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
+}
+
+void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometry &g) {
+  for (guint p = 0; p < kMaxSourceTextures; ++p)
+    gst_gl_shader_set_uniform_1i(shader, ("u_tex" + std::to_string(p)).c_str(), gint(p));
+  // GstGL's textures: plane 0 has the frame's size (YUY2's RG8 too), the
+  // chroma planes their component's.
+  const gint w = GST_VIDEO_INFO_WIDTH(&in_), h = GST_VIDEO_INFO_HEIGHT(&in_);
+  const gint cw = GST_VIDEO_INFO_COMP_WIDTH(&in_, 1), ch = GST_VIDEO_INFO_COMP_HEIGHT(&in_, 1);
+  gst_gl_shader_set_uniform_2f(shader, "u_inv_size0", 1.0f / w, 1.0f / h);
+  gst_gl_shader_set_uniform_2f(shader, "u_inv_size1", 1.0f / MAX(cw, 1), 1.0f / MAX(ch, 1));
+  gst_gl_shader_set_uniform_2i(shader, "u_chroma_last", MAX(cw, 1) - 1, MAX(ch, 1) - 1);
+  gst_gl_shader_set_uniform_4i(shader, "u_packed", w, h, (w + 1) / 2 - 1, 0);
+  gst_gl_shader_set_uniform_4fv(shader, "u_chroma", 1, gl::chroma_siting(in_).data());
+  gst_gl_shader_set_uniform_2fv(shader, "u_map_x", 1, g.map_x.data());
+  gst_gl_shader_set_uniform_2fv(shader, "u_map_y", 1, g.map_y.data());
+  gst_gl_shader_set_uniform_2fv(shader, "u_map_o", 1, g.map_o.data());
+  gst_gl_shader_set_uniform_4fv(shader, "u_clamp", 1, g.clamp.data());
+}
+
+// The GLSL to write for this context: ES 3.00 on GLES 3.0, 3.30 on desktop
+// GL 3.3 (texelFetch, integers and gl_VertexID need them); ES 3.10 and 4.00
+// where textureGather is there. GLES 2 and older desktop GL are refused.
+Result<Glsl> glsl_for(GstGLContext *context) {
+  if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 1))
+    return Glsl{"310 es", true};
+  if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 0))
+    return Glsl{"300 es", false};
+  const bool core = gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3, 3, 3);
+  if (core || gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL, 3, 3)) {
+    const bool gather = gst_gl_context_check_gl_version(context, GstGLAPI(GST_GL_API_OPENGL3 | GST_GL_API_OPENGL), 4, 0);
+    return Glsl{std::string(gather ? "400" : "330") + (core ? " core" : ""), gather};
+  }
+  gint major = 0, minor = 0;
+  gst_gl_context_get_gl_version(context, &major, &minor);
+  return Error{ENOTSUP, "efconvert's GL backend needs GLES 3.0 or GL 3.3; the context has " +
+                            std::to_string(major) + "." + std::to_string(minor)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
+                                                         const GstVideoInfo &in,
+                                                         const GstVideoInfo &out) {
+  const auto source = gl::source_layout(GST_VIDEO_INFO_FORMAT(&in));
+  if (!source)
+    return Error{EINVAL, std::string("efconvert's GL backend does not read ") +
+                             GST_VIDEO_INFO_NAME(&in)};
+  const auto output = gl::output_layout(GST_VIDEO_INFO_FORMAT(&out));
+  if (!output)
+    return Error{EINVAL, std::string("efconvert's GL backend does not write ") +
+                             GST_VIDEO_INFO_NAME(&out)};
+  auto glsl = glsl_for(context);
+  if (!glsl)
+    return glsl.error();
+  SamplerFuncs samplers;
+  if (!samplers.load(context))
+    return Error{ENOTSUP, "the GL context has no sampler objects (glGenSamplers)"};
+  auto converter =
+      std::make_unique<GlConverterImpl>(context, in, out, *source, *output, *glsl, samplers);
+  if (auto ok = converter->init(); !ok)
+    return ok.error();
+  return std::unique_ptr<GlConverter>(std::move(converter));
+}
+
+}  // namespace ef::gst

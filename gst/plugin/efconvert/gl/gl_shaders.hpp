@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GLSL of the GL backend, written once for GLSL 330 and GLSL ES 300: the
+// caller prepends "#version" and the #defines of a variant.
+//   SOURCE_DIRECT / SOURCE_SEMI_PLANAR / SOURCE_PLANAR / SOURCE_PACKED_422
+//   LUMA, CHROMA   texture channels of Y and of chroma (SOURCE_PACKED_422)
+//   NEAREST        the source pixel under the point instead of bilinear
+//   GATHER         textureGather available (GLSL 400, ES 310)
+//   PIXELS         one RGBA8 texel a pixel (render_pixels), else one R8 texel a byte
+//   FILL           writes the fill colour (borders) instead of sampling
+#pragma once
+
+namespace ef::gst::gl {
+
+// A single triangle covering the viewport, from gl_VertexID: no vertex
+// buffer; the scissor box picks which pixels a draw writes.
+inline constexpr char kVertexShader[] = R"(
+void main() {
+  vec2 p = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
+  gl_Position = vec4(p, 0.0, 1.0);
+}
+)";
+
+inline constexpr char kFragmentShader[] = R"(
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D u_tex0;
+uniform sampler2D u_tex1;
+uniform sampler2D u_tex2;
+uniform vec2 u_inv_size0;     // 1 / size of plane 0
+uniform vec2 u_inv_size1;     // 1 / size of the chroma planes
+uniform vec4 u_chroma;        // chroma coordinate = (luma coordinate + zw) / xy
+uniform ivec2 u_chroma_last;  // last chroma texel (SEMI_PLANAR, PLANAR)
+uniform ivec4 u_packed;       // PACKED_422: texture width, height, last chroma sample
+
+// Output pixel centre -> source point (pixels, edges at integers).
+uniform vec2 u_map_x;
+uniform vec2 u_map_y;
+uniform vec2 u_map_o;
+uniform vec4 u_clamp;  // points stay between the crop's edge pixel centres
+
+// The output plane being drawn: byte b of a pixel is
+// clamp(dot(u_bytes[b], sample) + u_const[b]), sample = (Y, U, V, 1) or the
+// source texel; the colour matrix, channel order and padding are in them.
+uniform float u_bpp;  // bytes a pixel
+uniform float u_row0;  // first row of the plane in the byte texture
+uniform vec4 u_bytes[4];
+uniform vec4 u_const;
+
+out vec4 o_color;
+
+#ifndef FILL
+vec2 luma_point(vec2 centre) {
+  vec2 p = clamp(u_map_x * centre.x + u_map_y * centre.y + u_map_o, u_clamp.xy, u_clamp.zw);
+#ifdef NEAREST
+  // Exact where the content is the crop at 1:1: p is then a pixel centre.
+  p = floor(p) + 0.5;
+#endif
+  return p;
+}
+
+vec4 plane0(vec2 p) {
+#ifdef NEAREST
+  return texelFetch(u_tex0, ivec2(p), 0);
+#else
+  // An explicit level: llvmpipe skips the derivatives and the LOD.
+  return textureLod(u_tex0, p * u_inv_size0, 0.0);
+#endif
+}
+
+vec2 chroma_point(vec2 luma) {
+  return (luma + u_chroma.zw) / u_chroma.xy;
+}
+
+// Chroma is interpolated between its samples also under NEAREST (as
+// GstVideoConverter upsamples it before scaling), in float from the four
+// texels around the point: llvmpipe's GL_LINEAR on RG8 costs more and
+// rounds to 8 bits.
+#ifdef GATHER
+float gathered(vec4 g, vec2 f) {
+  return mix(mix(g.w, g.z, f.x), mix(g.x, g.y, f.x), f.y);
+}
+#else
+vec4 bilinear(sampler2D tex, ivec2 lo, ivec2 hi, vec2 f) {
+  vec4 top = mix(texelFetch(tex, lo, 0), texelFetch(tex, ivec2(hi.x, lo.y), 0), f.x);
+  vec4 bottom = mix(texelFetch(tex, ivec2(lo.x, hi.y), 0), texelFetch(tex, hi, 0), f.x);
+  return mix(top, bottom, f.y);
+}
+#endif
+
+// U and V at a luma point: from an RG8 plane or from two R8 planes.
+vec2 chroma(vec2 luma) {
+  vec2 t = chroma_point(luma) - 0.5;
+  vec2 f = fract(t);
+#ifdef GATHER
+  // The 2x2 footprint of this point starts at texel floor(t); the sampler
+  // clamps it to the edges.
+  vec2 g = (floor(t) + 1.0) * u_inv_size1;
+#if defined(SOURCE_SEMI_PLANAR)
+  return vec2(gathered(textureGather(u_tex1, g, 0), f), gathered(textureGather(u_tex1, g, 1), f));
+#else
+  return vec2(gathered(textureGather(u_tex1, g, 0), f), gathered(textureGather(u_tex2, g, 0), f));
+#endif
+#else
+  ivec2 i = ivec2(floor(t));
+  ivec2 lo = clamp(i, ivec2(0), u_chroma_last);
+  ivec2 hi = clamp(i + 1, ivec2(0), u_chroma_last);
+#if defined(SOURCE_SEMI_PLANAR)
+  return bilinear(u_tex1, lo, hi, f).rg;
+#else
+  return vec2(bilinear(u_tex1, lo, hi, f).r, bilinear(u_tex2, lo, hi, f).r);
+#endif
+#endif
+}
+
+#if defined(SOURCE_DIRECT)
+vec4 fetch(vec2 centre) {
+  return plane0(luma_point(centre));
+}
+#elif defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+vec4 fetch(vec2 centre) {
+  vec2 p = luma_point(centre);
+#if EXP == 1
+  return vec4(0.5, 0.5, 0.5, 1.0);
+#elif EXP == 2
+  return vec4(plane0(p).r, 0.5, 0.5, 1.0);
+#elif EXP == 3
+  return vec4(0.5, chroma(p), 1.0);
+#else
+  return vec4(plane0(p).r, chroma(p), 1.0);
+#endif
+}
+#elif defined(SOURCE_PACKED_422)
+// Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. An odd width
+// leaves the last V out of GstGL's texture: the previous one stands in.
+vec2 chroma_sample(int k, int row) {
+  int v = 2 * k + 1;
+  if (v >= u_packed.x)
+    v -= 2;
+  float cb = texelFetch(u_tex0, ivec2(2 * k, row), 0).CHROMA;
+  float cr = v >= 0 ? texelFetch(u_tex0, ivec2(v, row), 0).CHROMA : 128.0 / 255.0;
+  return vec2(cb, cr);
+}
+
+// Linear between the two chroma samples around chroma coordinate x.
+vec2 chroma_row(float x, int row) {
+  float c = x - 0.5;
+  float k = floor(c);
+  int a = clamp(int(k), 0, u_packed.z);
+  int b = clamp(int(k) + 1, 0, u_packed.z);
+  return mix(chroma_sample(a, row), chroma_sample(b, row), c - k);
+}
+
+vec4 fetch(vec2 centre) {
+  vec2 p = luma_point(centre);
+  float x = chroma_point(p).x;
+#ifdef NEAREST
+  vec2 uv = chroma_row(x, int(p.y));
+#else
+  float y = p.y - 0.5;
+  float r = floor(y);
+  int top = clamp(int(r), 0, u_packed.y - 1);
+  int bottom = clamp(int(r) + 1, 0, u_packed.y - 1);
+  vec2 uv = mix(chroma_row(x, top), chroma_row(x, bottom), y - r);
+#endif
+  return vec4(plane0(p).LUMA, uv, 1.0);
+}
+#endif
+#endif
+
+void main() {
+  vec2 frag = floor(gl_FragCoord.xy);
+#ifdef PIXELS
+  vec2 px = frag;
+#else
+  // Texel x of a byte texture is byte x of the row: byte x % bpp of pixel
+  // x / bpp. (x + 0.5) / bpp is never near a whole number.
+  float x = floor((frag.x + 0.5) / u_bpp);
+  int b = int(frag.x - x * u_bpp);
+  vec2 px = vec2(x, frag.y - u_row0);
+#endif
+#ifdef FILL
+  vec4 s = vec4(0.0);
+#else
+  vec4 s = fetch(px + 0.5);
+#endif
+#ifdef PIXELS
+  vec4 bytes = vec4(dot(u_bytes[0], s), dot(u_bytes[1], s), dot(u_bytes[2], s), dot(u_bytes[3], s));
+  o_color = clamp(bytes + u_const, 0.0, 1.0);
+#else
+  o_color = vec4(clamp(dot(u_bytes[b], s) + u_const[b], 0.0, 1.0));
+#endif
+}
+)";
+
+}  // namespace ef::gst::gl

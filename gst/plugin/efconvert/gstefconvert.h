@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_EF_CONVERT (gst_ef_convert_get_type())
+G_DECLARE_FINAL_TYPE(GstEfConvert, gst_ef_convert, GST, EF_CONVERT, GstBaseTransform)
+
+GST_ELEMENT_REGISTER_DECLARE(efconvert);
+
+#define GST_TYPE_EF_CONVERT_BACKEND (gst_ef_convert_backend_get_type())
+GType gst_ef_convert_backend_get_type(void);
+#define GST_TYPE_EF_CONVERT_METHOD (gst_ef_convert_method_get_type())
+GType gst_ef_convert_method_get_type(void);
+
+typedef enum {
+  GST_EF_CONVERT_BACKEND_AUTO,
+  GST_EF_CONVERT_BACKEND_GL,
+  GST_EF_CONVERT_BACKEND_CPU,
+} GstEfConvertBackend;
+
+typedef enum {
+  GST_EF_CONVERT_METHOD_BILINEAR,
+  GST_EF_CONVERT_METHOD_NEAREST,
+} GstEfConvertMethod;
+
+G_END_DECLS

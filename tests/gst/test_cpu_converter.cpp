@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's CPU backend against GstVideoConverter on the same frames: every
+// input and output format, scaling, letterbox, crop, directions, colorimetry,
+// odd sizes, padded strides and threads.
+// The standard headers come first: Check's fail() macro breaks <ios>.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <new>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include "efconvert/convert_params.hpp"
+#include "efconvert/cpu/cpu_converter.hpp"
+
+using namespace ef::gst;
+
+// Counts every operator new in the process (test_steady_state_allocates_nothing).
+static std::atomic<long> g_allocations{0};
+
+void *operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace {
+
+constexpr GstVideoFormat kInputs[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,  GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B,
+    GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2,  GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_GRAY8,
+};
+constexpr GstVideoFormat kOutputs[] = {
+    GST_VIDEO_FORMAT_RGB,   GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_BGRP,
+};
+constexpr GstVideoOrientationMethod kDirections[] = {
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL,
+};
+constexpr double kMinPsnr = 40.0;
+constexpr double kExact = 99.0;  // what psnr() says of identical frames
+
+const char *name(GstVideoFormat format) {
+  return gst_video_format_to_string(format);
+}
+
+bool rgb_family(GstVideoFormat format) {
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info(format);
+  return GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
+}
+
+GstVideoInfo video_info(GstVideoFormat format, int w, int h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+// A mapped frame that owns its buffer.
+class Frame {
+ public:
+  explicit Frame(const GstVideoInfo &info) : info_(info) {
+    // Slack after the last plane: GstVideoConverter's NV12 -> AYUV path
+    // writes an even number of pixels into an odd-width frame's last row.
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, info.size + 4096, nullptr);
+    gst_video_frame_map(&frame_, &info_, buffer, GST_MAP_READWRITE);
+    gst_buffer_unref(buffer);  // the mapping holds it
+  }
+  Frame(const Frame &) = delete;
+  Frame &operator=(const Frame &) = delete;
+  ~Frame() { gst_video_frame_unmap(&frame_); }
+
+  GstVideoFrame &get() { return frame_; }
+  const GstVideoFrame &get() const { return frame_; }
+  GstVideoFormat format() const { return GST_VIDEO_FRAME_FORMAT(&frame_); }
+  int width() const { return GST_VIDEO_FRAME_WIDTH(&frame_); }
+  int height() const { return GST_VIDEO_FRAME_HEIGHT(&frame_); }
+  int n_components() const { return GST_VIDEO_FRAME_N_COMPONENTS(&frame_); }
+  uint8_t *at(int comp, int x, int y) const {
+    return static_cast<uint8_t *>(GST_VIDEO_FRAME_COMP_DATA(&frame_, comp)) +
+           y * GST_VIDEO_FRAME_COMP_STRIDE(&frame_, comp) +
+           x * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame_, comp);
+  }
+
+ private:
+  GstVideoInfo info_;
+  GstVideoFrame frame_{};
+};
+
+GstStructure *converter_options(const ConvertParams *p = nullptr) {
+  GstStructure *s =
+      gst_structure_new("options", GST_VIDEO_CONVERTER_OPT_DITHER_METHOD,
+                        GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+                        GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
+                        p && p->method == ScaleMethod::Nearest ? GST_VIDEO_RESAMPLER_METHOD_NEAREST
+                                                               : GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+                        nullptr);
+  if (p)
+    gst_structure_set(s, GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, p->crop.x,
+                      GST_VIDEO_CONVERTER_OPT_SRC_Y, G_TYPE_INT, p->crop.y,
+                      GST_VIDEO_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, p->crop.w,
+                      GST_VIDEO_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, p->crop.h, nullptr);
+  return s;
+}
+
+void gst_convert(const GstVideoFrame &in, GstVideoFrame &out, GstStructure *options) {
+  GstVideoConverter *c = gst_video_converter_new(const_cast<GstVideoInfo *>(&in.info),
+                                                 const_cast<GstVideoInfo *>(&out.info), options);
+  fail_unless(c != nullptr);
+  gst_video_converter_frame(c, &in, &out);
+  gst_video_converter_free(c);
+}
+
+// Smooth content, as a camera sees it: a pixel step changes a colour by a
+// few levels at most, so scalers that place samples a fraction of a pixel
+// apart still agree. Alpha varies only in formats that carry it.
+std::unique_ptr<Frame> source(GstVideoFormat format, int w, int h,
+                              const GstVideoColorimetry *colorimetry = nullptr) {
+  auto argb = std::make_unique<Frame>(video_info(GST_VIDEO_FORMAT_ARGB, w, h));
+  const bool alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(gst_video_format_get_info(format));
+  const double su = 2 * G_PI / std::max(w, 256), sv = 2 * G_PI / std::max(h, 256);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double u = (x + 0.5) * su, v = (y + 0.5) * sv;
+      uint8_t *p = argb->at(0, x, y) - 1;  // component 0 is R, byte 1
+      p[0] = alpha ? uint8_t(128 + 120 * std::cos(0.5 * u + 0.5 * v)) : 255;
+      p[1] = uint8_t(128 + 100 * std::sin(0.8 * u + 0.3 * v + 0.5));
+      p[2] = uint8_t(128 + 100 * std::sin(0.4 * u - 0.7 * v + 1.7));
+      p[3] = uint8_t(128 + 100 * std::sin(0.6 * u + 0.5 * v + 2.9));
+    }
+  GstVideoInfo info = video_info(format, w, h);
+  if (colorimetry)
+    info.colorimetry = *colorimetry;
+  auto out = std::make_unique<Frame>(info);
+  gst_convert(argb->get(), out->get(), converter_options());
+  return out;
+}
+
+// A frame of one grey level.
+std::unique_ptr<Frame> uniform(GstVideoFormat format, int w, int h, uint8_t level) {
+  Frame argb(video_info(GST_VIDEO_FORMAT_ARGB, w, h));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      uint8_t *p = argb.at(0, x, y) - 1;
+      p[0] = 255, p[1] = p[2] = p[3] = level;
+    }
+  auto out = std::make_unique<Frame>(video_info(format, w, h));
+  gst_convert(argb.get(), out->get(), converter_options());
+  return out;
+}
+
+// The fill colour as the output's components: R, G, B, A, or for GRAY8 its
+// BT.601 full-range luma (GRAY8's colorimetry), rounded.
+std::array<uint8_t, 4> fill_components(GstVideoFormat format, const std::array<uint8_t, 4> &fill) {
+  if (format != GST_VIDEO_FORMAT_GRAY8)
+    return fill;
+  return {uint8_t(std::lround(0.299 * fill[0] + 0.587 * fill[1] + 0.114 * fill[2]))};
+}
+
+// Content at the output size before the turn, from GstVideoConverter: the
+// crop and scale in 8 bits (AYUV for YUV, ARGB for RGB, as they are for
+// GRAY8), then the matrix from 16 bits. Its 8-bit YUV matrix is off by up to
+// 6 levels (limited-range white comes out 253), its 16-bit one within 2 of
+// the exact value, as libyuv is; its 16-bit scaler breaks on 2 -> 1 pixel.
+std::unique_ptr<Frame> reference_content(const Frame &src, const ConvertParams &p,
+                                         GstVideoFormat format) {
+  const bool swap = direction_swaps_axes(p.direction);
+  const int w = swap ? p.content.h : p.content.w, h = swap ? p.content.w : p.content.h;
+  auto out = std::make_unique<Frame>(video_info(format, w, h));
+  const GstVideoFormatInfo *in = src.get().info.finfo;
+  if (GST_VIDEO_FORMAT_INFO_IS_GRAY(in)) {
+    gst_convert(src.get(), out->get(), converter_options(&p));
+    return out;
+  }
+  if (src.format() == GST_VIDEO_FORMAT_UYVY) {
+    // GstVideoConverter's UYVY -> AYUV crashes on odd widths; Y42B holds the
+    // same samples.
+    GstVideoInfo planar_info = video_info(GST_VIDEO_FORMAT_Y42B, src.width(), src.height());
+    planar_info.colorimetry = src.get().info.colorimetry;
+    Frame planar(planar_info);
+    gst_convert(src.get(), planar.get(), converter_options());
+    return reference_content(planar, p, format);
+  }
+  const bool yuv = GST_VIDEO_FORMAT_INFO_IS_YUV(in);
+  GstVideoInfo scaled_info = video_info(yuv ? GST_VIDEO_FORMAT_AYUV : GST_VIDEO_FORMAT_ARGB, w, h);
+  GstVideoInfo wide_info = video_info(GST_VIDEO_FORMAT_AYUV64, w, h);
+  scaled_info.colorimetry = wide_info.colorimetry = src.get().info.colorimetry;
+  Frame scaled(scaled_info);
+  gst_convert(src.get(), scaled.get(), converter_options(&p));
+  if (!yuv) {
+    gst_convert(scaled.get(), out->get(), converter_options());
+    return out;
+  }
+  Frame wide(wide_info);
+  gst_convert(scaled.get(), wide.get(), converter_options());
+  gst_convert(wide.get(), out->get(), converter_options());
+  return out;
+}
+
+// GstVideoConverter's result turned and placed with map_output_to_input,
+// the definition both backends share, and borders in the fill colour.
+std::unique_ptr<Frame> reference(const Frame &src, const ConvertParams &p, GstVideoFormat format,
+                                 int w, int h) {
+  auto content = reference_content(src, p, format);
+  auto out = std::make_unique<Frame>(video_info(format, w, h));
+  const auto fill = fill_components(format, p.fill);
+  for (int c = 0; c < out->n_components(); ++c)
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        *out->at(c, x, y) = fill[c];
+  for (int t = 0; t < p.content.h; ++t)
+    for (int s = 0; s < p.content.w; ++s) {
+      double ix, iy;
+      map_output_to_input(p, p.content.x + s + 0.5, p.content.y + t + 0.5, ix, iy);
+      const int u =
+          std::clamp(int((ix - p.crop.x) * content->width() / p.crop.w), 0, content->width() - 1);
+      const int v =
+          std::clamp(int((iy - p.crop.y) * content->height() / p.crop.h), 0, content->height() - 1);
+      for (int c = 0; c < out->n_components(); ++c)
+        *out->at(c, p.content.x + s, p.content.y + t) = *content->at(c, u, v);
+    }
+  return out;
+}
+
+// Over every component of every pixel (padding bytes are no component).
+double psnr(const Frame &a, const Frame &b) {
+  double sum = 0;
+  int64_t n = 0;
+  for (int c = 0; c < a.n_components(); ++c)
+    for (int y = 0; y < a.height(); ++y)
+      for (int x = 0; x < a.width(); ++x, ++n) {
+        const double d = double(*a.at(c, x, y)) - *b.at(c, x, y);
+        sum += d * d;
+      }
+  if (sum == 0)
+    return kExact;
+  return 10 * std::log10(255.0 * 255.0 * n / sum);
+}
+
+struct Case {
+  GstVideoFormat in = GST_VIDEO_FORMAT_NV12;
+  int in_w = 64, in_h = 48;
+  GstVideoFormat out = GST_VIDEO_FORMAT_RGB;
+  int out_w = 64, out_h = 48;
+  bool letterbox = false;
+  GstVideoRectangle crop{};
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  ScaleMethod method = ScaleMethod::Bilinear;
+  const GstVideoColorimetry *colorimetry = nullptr;
+  unsigned threads = 1;
+
+  std::string describe() const {
+    gchar *cm = colorimetry ? gst_video_colorimetry_to_string(colorimetry) : nullptr;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%s %dx%d%s%s crop %dx%d+%d+%d -> %s %dx%d%s direction %d %s threads %u",
+                  name(in), in_w, in_h, cm ? " " : "", cm ? cm : "", crop.w, crop.h, crop.x, crop.y,
+                  name(out), out_w, out_h, letterbox ? " letterbox" : "", int(direction),
+                  method == ScaleMethod::Nearest ? "nearest" : "bilinear", threads);
+    g_free(cm);
+    return text;
+  }
+};
+
+ConvertParams params_for(const Case &c, const Frame &src) {
+  auto planned =
+      plan_conversion(c.in_w, c.in_h, c.crop, c.out_w, c.out_h, c.letterbox, c.direction);
+  fail_unless(planned.ok(), "%s", planned.ok() ? "" : planned.error().message.c_str());
+  ConvertParams p = *planned;
+  p.method = c.method;
+  p.fill = {30, 200, 90, 160};
+  p.matrix = src.get().info.colorimetry.matrix;
+  p.range = src.get().info.colorimetry.range;
+  return p;
+}
+
+std::unique_ptr<Frame> convert(const Frame &src, const ConvertParams &p, GstVideoFormat format,
+                               int w, int h, unsigned threads) {
+  auto out = std::make_unique<Frame>(video_info(format, w, h));
+  auto done = cpu_convert(src.get(), out->get(), p, threads);
+  fail_unless(done.ok(), "%s", done.ok() ? "" : done.error().message.c_str());
+  return out;
+}
+
+// The lowest PSNR a test saw, printed at its end for the record.
+struct Worst {
+  explicit Worst(const char *test) : test(test) {}
+  const char *test;
+  double psnr = kExact;
+  std::string where;
+  int cases = 0;
+  ~Worst() {
+    std::printf("%s: %d cases, lowest PSNR %.1f dB (%s)\n", test, cases, psnr, where.c_str());
+  }
+  void add(double value, const Case &c) {
+    ++cases;
+    if (value < psnr)
+      psnr = value, where = c.describe();
+  }
+};
+
+// The last source made: tests loop over outputs for one source.
+const Frame &cached_source(const Case &c) {
+  static std::unique_ptr<Frame> frame;
+  static std::string key;
+  gchar *cm = c.colorimetry ? gst_video_colorimetry_to_string(c.colorimetry) : nullptr;
+  const std::string wanted = std::string(name(c.in)) + " " + std::to_string(c.in_w) + "x" +
+                             std::to_string(c.in_h) + " " + (cm ? cm : "");
+  g_free(cm);
+  if (!frame || key != wanted) {
+    frame = source(c.in, c.in_w, c.in_h, c.colorimetry);
+    key = wanted;
+  }
+  return *frame;
+}
+
+// Converts one case and compares it with the reference.
+double check(const Case &c, Worst &worst, bool exact = false, double min_psnr = kMinPsnr) {
+  const Frame &src = cached_source(c);
+  const ConvertParams p = params_for(c, src);
+  auto ours = convert(src, p, c.out, c.out_w, c.out_h, c.threads);
+  auto theirs = reference(src, p, c.out, c.out_w, c.out_h);
+  const double value = psnr(*ours, *theirs);
+  worst.add(value, c);
+  fail_unless(value >= min_psnr, "%s: PSNR %.1f dB", c.describe().c_str(), value);
+  if (exact)
+    fail_unless(value == kExact, "%s: not bit-exact (PSNR %.1f dB)", c.describe().c_str(), value);
+  return value;
+}
+
+}  // namespace
+
+GST_START_TEST(test_every_pair_same_size) {
+  Worst worst{"every pair, same size"};
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : kOutputs) {
+      Case c;
+      c.in = in, c.out = out;
+      check(c, worst, rgb_family(in) && rgb_family(out));
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_every_pair_scaled) {
+  Worst worst{"every pair, scaled"};
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : kOutputs) {
+      Case down;
+      down.in = in, down.out = out;
+      down.in_w = 160, down.in_h = 96, down.out_w = 64, down.out_h = 64, down.letterbox = true;
+      check(down, worst);
+      Case up = down;
+      up.in_w = 40, up.in_h = 30, up.out_w = 100, up.out_h = 70, up.letterbox = false;
+      check(up, worst);
+      Case nearest = down;
+      nearest.method = ScaleMethod::Nearest;
+      check(nearest, worst);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_odd_sizes) {
+  Worst worst{"odd sizes"};
+  const GstVideoFormat outs[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRA,
+                                 GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP};
+  const int tiny_outputs[][2] = {{1, 1}, {1, 9}, {9, 1}, {5, 5}, {7, 4}};
+  for (GstVideoFormat in : kInputs)
+    for (int size : {1, 2, 3})
+      for (GstVideoFormat out : outs)
+        for (const auto &o : tiny_outputs)
+          for (bool letterbox : {false, true}) {
+            Case c;
+            c.in = in, c.out = out, c.in_w = c.in_h = size, c.out_w = o[0], c.out_h = o[1];
+            c.letterbox = letterbox;
+            check(c, worst);
+          }
+  // One-pixel rows and columns from a few pixels each.
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : outs)
+      for (const auto &s : {std::array{3, 64, 1, 64}, std::array{64, 3, 64, 1}}) {
+        Case c;
+        c.in = in, c.out = out, c.in_w = s[0], c.in_h = s[1], c.out_w = s[2], c.out_h = s[3];
+        check(c, worst);
+      }
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : outs)
+      for (const auto &o : {std::array{640, 640}, std::array{1921, 1081}, std::array{961, 541}}) {
+        Case c;
+        c.in = in, c.out = out, c.in_w = 1921, c.in_h = 1081, c.out_w = o[0], c.out_h = o[1];
+        c.letterbox = o[0] == 640;
+        c.threads = 2;
+        check(c, worst);
+      }
+}
+GST_END_TEST;
+
+// 1921 pixels to 1 (and 1081 to 1): bilinear here is libyuv's, two taps
+// about the centre (as OpenCV's INTER_LINEAR); GstVideoConverter's linear
+// widens its filter with the ratio and averages the whole row. Both are
+// right; they differ by a few levels on a row that changes, so this checks
+// that every pixel is there and near, not the 40 dB of like filters.
+GST_START_TEST(test_extreme_reduction) {
+  Worst worst{"1921x1081 to one row or column"};
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_GRAY8})
+      for (const auto &o : {std::array{1, 64}, std::array{64, 1}}) {
+        Case c;
+        c.in = in, c.out = out, c.in_w = 1921, c.in_h = 1081, c.out_w = o[0], c.out_h = o[1];
+        check(c, worst, false, 30.0);
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_directions) {
+  Worst worst{"directions"};
+  const GstVideoFormat ins[] = {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+                                GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGB,
+                                GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8};
+  const GstVideoFormat outs[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRA,
+                                 GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP};
+  for (GstVideoOrientationMethod direction : kDirections)
+    for (GstVideoFormat in : ins)
+      for (GstVideoFormat out : outs) {
+        const bool swap = direction_swaps_axes(direction);
+        Case same;
+        same.in = in, same.out = out, same.direction = direction;
+        same.in_w = 30, same.in_h = 22;
+        same.out_w = swap ? 22 : 30, same.out_h = swap ? 30 : 22;
+        check(same, worst, rgb_family(in) && rgb_family(out));
+        Case down = same;
+        down.in_w = 96, down.in_h = 64, down.out_w = 48, down.out_h = 48, down.letterbox = true;
+        check(down, worst);
+        Case up = same;
+        up.in_w = 20, up.in_h = 14, up.out_w = 45, up.out_h = 33;
+        check(up, worst);
+        Case cropped = down;
+        cropped.crop = {9, 5, 61, 37};
+        check(cropped, worst);
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_colorimetry) {
+  Worst worst{"colorimetry"};
+  const GstVideoFormat ins[] = {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
+                                GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2,
+                                GST_VIDEO_FORMAT_UYVY};
+  const GstVideoColorMatrix matrices[] = {
+      GST_VIDEO_COLOR_MATRIX_BT601, GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_COLOR_MATRIX_BT2020};
+  for (GstVideoFormat in : ins)
+    for (GstVideoColorMatrix matrix : matrices)
+      for (GstVideoColorRange range : {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_RANGE_0_255})
+        for (GstVideoFormat out : kOutputs) {
+          const GstVideoColorimetry colorimetry{range, matrix, GST_VIDEO_TRANSFER_BT709,
+                                                GST_VIDEO_COLOR_PRIMARIES_BT709};
+          Case c;
+          c.in = in, c.out = out, c.colorimetry = &colorimetry;
+          check(c, worst);
+          c.out_w = 40, c.out_h = 40, c.letterbox = true;
+          check(c, worst);
+        }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_crop) {
+  Worst worst{"crop"};
+  const GstVideoRectangle crops[] = {{13, 7, 37, 25}, {2, 4, 40, 30}, {0, 0, 1, 1},
+                                     {63, 47, 1, 1},  {1, 0, 63, 48}, {0, 1, 5, 47}};
+  const GstVideoFormat outs[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBA,
+                                 GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_BGRP};
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : outs)
+      for (const GstVideoRectangle &crop : crops)
+        for (bool letterbox : {false, true}) {
+          Case c;
+          c.in = in, c.out = out, c.crop = crop, c.letterbox = letterbox;
+          c.out_w = letterbox ? 50 : 30, c.out_h = letterbox ? 50 : 20;
+          check(c, worst);
+        }
+}
+GST_END_TEST;
+
+// Uniform grey content, far from the fill colour: every pixel outside the
+// planned content rectangle is exactly the fill colour, every pixel inside
+// is not.
+GST_START_TEST(test_letterbox_geometry) {
+  const std::array<int, 4> geometries[] = {
+      {64, 48, 100, 100}, {48, 64, 100, 50},    {100, 20, 30, 30},     {1, 1, 7, 5},
+      {3, 200, 50, 50},   {640, 480, 641, 359}, {1921, 1081, 640, 640}};
+  const std::array<uint8_t, 4> fill{255, 0, 255, 77};
+  int checked = 0;
+  for (const auto &g : geometries)
+    for (GstVideoFormat in :
+         {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8}) {
+      auto src = uniform(in, g[0], g[1], 128);
+      for (GstVideoOrientationMethod direction : kDirections)
+        for (GstVideoFormat out : kOutputs) {
+          auto planned = plan_conversion(g[0], g[1], {}, g[2], g[3], true, direction);
+          fail_unless(planned.ok());
+          ConvertParams p = *planned;
+          p.fill = fill;
+          auto ours = convert(*src, p, out, g[2], g[3], 2);
+          const auto expected = fill_components(out, fill);
+          // The first pixel on the wrong side, if any (one check per case:
+          // each passing check is a write to Check's pipe).
+          int bad_x = -1, bad_y = -1;
+          for (int y = 0; y < g[3] && bad_x < 0; ++y)
+            for (int x = 0; x < g[2] && bad_x < 0; ++x) {
+              const bool inside = x >= p.content.x && x < p.content.x + p.content.w &&
+                                  y >= p.content.y && y < p.content.y + p.content.h;
+              bool is_fill = true;
+              for (int c = 0; c < ours->n_components(); ++c)
+                is_fill = is_fill && *ours->at(c, x, y) == expected[c];
+              if (is_fill == inside)
+                bad_x = x, bad_y = y;
+            }
+          fail_unless(bad_x < 0, "%s %dx%d -> %s %dx%d direction %d: pixel (%d, %d) %s", name(in),
+                      g[0], g[1], name(out), g[2], g[3], int(direction), bad_x, bad_y,
+                      bad_x >= p.content.x ? "inside the content is fill" : "is not fill");
+          ++checked;
+        }
+    }
+  std::printf("letterbox geometry: %d cases, borders exact, content where planned\n", checked);
+}
+GST_END_TEST;
+
+// Helpers change which rows a thread writes, never a byte.
+GST_START_TEST(test_threads_agree) {
+  struct Job {
+    GstVideoFormat in;
+    int in_w, in_h;
+    GstVideoFormat out;
+    int out_w, out_h;
+    GstVideoOrientationMethod direction;
+  };
+  const Job jobs[] = {
+      {GST_VIDEO_FORMAT_NV12, 1920, 1080, GST_VIDEO_FORMAT_RGB, 640, 640,
+       GST_VIDEO_ORIENTATION_IDENTITY},
+      {GST_VIDEO_FORMAT_I420, 1920, 1080, GST_VIDEO_FORMAT_RGBP, 640, 640,
+       GST_VIDEO_ORIENTATION_IDENTITY},
+      {GST_VIDEO_FORMAT_NV12, 1280, 720, GST_VIDEO_FORMAT_BGRP, 416, 416,
+       GST_VIDEO_ORIENTATION_90R},
+      {GST_VIDEO_FORMAT_RGBA, 1920, 1080, GST_VIDEO_FORMAT_BGR, 1280, 720,
+       GST_VIDEO_ORIENTATION_VERT},
+      {GST_VIDEO_FORMAT_RGB, 1280, 720, GST_VIDEO_FORMAT_RGBA, 700, 500,
+       GST_VIDEO_ORIENTATION_IDENTITY},
+      {GST_VIDEO_FORMAT_YUY2, 1920, 1080, GST_VIDEO_FORMAT_GRAY8, 1920, 1080,
+       GST_VIDEO_ORIENTATION_UL_LR},
+      {GST_VIDEO_FORMAT_NV12, 960, 540, GST_VIDEO_FORMAT_BGRx, 1921, 1081,
+       GST_VIDEO_ORIENTATION_180},
+  };
+  for (const Job &j : jobs) {
+    auto src = source(j.in, j.in_w, j.in_h);
+    auto planned = plan_conversion(j.in_w, j.in_h, {}, j.out_w, j.out_h, true, j.direction);
+    fail_unless(planned.ok());
+    ConvertParams p = *planned;
+    p.matrix = src->get().info.colorimetry.matrix;
+    p.range = src->get().info.colorimetry.range;
+    auto one = convert(*src, p, j.out, j.out_w, j.out_h, 1);
+    for (unsigned threads : {2u, 3u, 4u}) {
+      auto many = convert(*src, p, j.out, j.out_w, j.out_h, threads);
+      fail_unless(psnr(*one, *many) == kExact, "%s -> %s with %u threads differs", name(j.in),
+                  name(j.out), threads);
+    }
+  }
+}
+GST_END_TEST;
+
+// Padded strides and offsets (GstVideoMeta from a pool with alignment) are
+// honoured on both sides, and no byte outside the output's pixels changes.
+GST_START_TEST(test_padded_strides) {
+  GstVideoAlignment align;
+  gst_video_alignment_reset(&align);
+  align.padding_top = 2, align.padding_left = 16, align.padding_right = 40,
+  align.padding_bottom = 3;
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : kOutputs) {
+      auto plain_src = source(in, 61, 45);
+      GstVideoInfo padded_in = video_info(in, 61, 45);
+      fail_unless(gst_video_info_align(&padded_in, &align));
+      Frame padded_src(padded_in);
+      fail_unless(gst_video_frame_copy(&padded_src.get(), &plain_src->get()));
+      auto planned =
+          plan_conversion(61, 45, {3, 5, 50, 33}, 40, 40, true, GST_VIDEO_ORIENTATION_90L);
+      fail_unless(planned.ok());
+      auto plain = convert(*plain_src, *planned, out, 40, 40, 1);
+
+      GstVideoInfo padded_out = video_info(out, 40, 40);
+      fail_unless(gst_video_info_align(&padded_out, &align));
+      Frame padded(padded_out);
+      auto *bytes = static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&padded.get(), 0)) -
+                    padded_out.offset[0];
+      std::memset(bytes, 0xa5, padded_out.size);
+      auto done = cpu_convert(padded_src.get(), padded.get(), *planned, 1);
+      fail_unless(done.ok());
+      fail_unless(psnr(plain.operator*(), padded) == kExact, "%s -> %s: padding changed the result",
+                  name(in), name(out));
+      // Every byte the frame's rows do not cover still holds the canary.
+      std::vector<bool> visible(padded_out.size);
+      for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&padded_out); ++plane) {
+        const gsize row_bytes = gsize(GST_VIDEO_INFO_COMP_WIDTH(&padded_out, plane)) *
+                                GST_VIDEO_INFO_COMP_PSTRIDE(&padded_out, plane);
+        for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&padded_out, plane); ++y)
+          for (gsize b = 0; b < row_bytes; ++b)
+            visible[padded_out.offset[plane] + y * padded_out.stride[plane] + b] = true;
+      }
+      gsize touched = 0;
+      while (touched < padded_out.size && (visible[touched] || bytes[touched] == 0xa5))
+        ++touched;
+      fail_unless(touched == padded_out.size, "%s -> %s: byte %zu outside the rows written",
+                  name(in), name(out), touched);
+    }
+}
+GST_END_TEST;
+
+// RGBx's fourth byte is padding, not alpha: an output with alpha is opaque.
+GST_START_TEST(test_padding_is_not_alpha) {
+  for (GstVideoFormat in : {GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx})
+    for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA})
+      for (int out_w : {32, 20}) {
+        Frame src(video_info(in, 32, 24));
+        std::memset(GST_VIDEO_FRAME_PLANE_DATA(&src.get(), 0), 0x40, src.get().info.size);
+        auto planned =
+            plan_conversion(32, 24, {}, out_w, 24, false, GST_VIDEO_ORIENTATION_IDENTITY);
+        fail_unless(planned.ok());
+        auto ours = convert(src, *planned, out, out_w, 24, 1);
+        for (int y = 0; y < 24; ++y)
+          for (int x = 0; x < out_w; ++x)
+            fail_unless(*ours->at(GST_VIDEO_COMP_A, x, y) == 255, "%s -> %s %d wide: alpha %d",
+                        name(in), name(out), out_w, *ours->at(GST_VIDEO_COMP_A, x, y));
+      }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_refusals) {
+  for (GstVideoFormat f : kInputs)
+    fail_unless(cpu_supports_input(f), "%s", name(f));
+  for (GstVideoFormat f : kOutputs)
+    fail_unless(cpu_supports_output(f), "%s", name(f));
+  fail_if(cpu_supports_input(GST_VIDEO_FORMAT_AYUV64));
+  fail_if(cpu_supports_output(GST_VIDEO_FORMAT_NV12));
+  auto planned = plan_conversion(16, 16, {}, 8, 8, false, GST_VIDEO_ORIENTATION_IDENTITY);
+  fail_unless(planned.ok());
+  const ConvertParams good = *planned;
+  Frame nv12(video_info(GST_VIDEO_FORMAT_NV12, 16, 16));
+  Frame rgb(video_info(GST_VIDEO_FORMAT_RGB, 8, 8));
+  Frame i420_out(video_info(GST_VIDEO_FORMAT_I420, 8, 8));
+  Frame ayuv(video_info(GST_VIDEO_FORMAT_AYUV, 16, 16));
+  auto refused = [](const Frame &src, Frame &dst, const ConvertParams &p) {
+    auto r = cpu_convert(src.get(), dst.get(), p, 1);
+    return !r.ok() && r.error().code == EINVAL && !r.error().message.empty();
+  };
+  fail_unless(refused(ayuv, rgb, good));
+  fail_unless(refused(nv12, i420_out, good));
+  ConvertParams p = good;
+  p.crop = {10, 10, 8, 8};
+  fail_unless(refused(nv12, rgb, p), "crop outside the source");
+  p = good;
+  p.content = {4, 4, 8, 8};
+  fail_unless(refused(nv12, rgb, p), "content outside the output");
+  p = good;
+  p.direction = GST_VIDEO_ORIENTATION_AUTO;
+  fail_unless(refused(nv12, rgb, p), "unresolved direction");
+  p = good;
+  p.matrix = GST_VIDEO_COLOR_MATRIX_RGB;
+  fail_unless(refused(nv12, rgb, p), "YUV with the identity matrix");
+  fail_unless(cpu_convert(nv12.get(), rgb.get(), good, 1).ok());
+}
+GST_END_TEST;
+
+// Once warm, a frame allocates nothing: scratch, helper threads and
+// libyuv probes are kept (libyuv's own row buffers are malloc'd inside it).
+GST_START_TEST(test_steady_state_allocates_nothing) {
+  struct Job {
+    GstVideoFormat in;
+    GstVideoFormat out;
+    int out_w, out_h;
+  };
+  for (const Job &j : {Job{GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB, 640, 640},
+                       Job{GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBP, 416, 416},
+                       Job{GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGR, 300, 300}}) {
+    auto src = source(j.in, 1920, 1080);
+    auto planned =
+        plan_conversion(1920, 1080, {}, j.out_w, j.out_h, true, GST_VIDEO_ORIENTATION_IDENTITY);
+    fail_unless(planned.ok());
+    ConvertParams p = *planned;
+    p.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
+    Frame dst(video_info(j.out, j.out_w, j.out_h));
+    for (int i = 0; i < 3; ++i)
+      fail_unless(cpu_convert(src->get(), dst.get(), p, 2).ok());
+    const long before = g_allocations.load();
+    for (int i = 0; i < 10; ++i)
+      fail_unless(cpu_convert(src->get(), dst.get(), p, 2).ok());
+    fail_unless_equals_int(g_allocations.load() - before, 0);
+  }
+}
+GST_END_TEST;
+
+static Suite *cpu_converter_suite() {
+  Suite *s = suite_create("cpu_converter");
+  TCase *tc = tcase_create("general");
+  tcase_add_test(tc, test_every_pair_same_size);
+  tcase_add_test(tc, test_every_pair_scaled);
+  tcase_add_test(tc, test_odd_sizes);
+  tcase_add_test(tc, test_extreme_reduction);
+  tcase_add_test(tc, test_directions);
+  tcase_add_test(tc, test_colorimetry);
+  tcase_add_test(tc, test_crop);
+  tcase_add_test(tc, test_letterbox_geometry);
+  tcase_add_test(tc, test_threads_agree);
+  tcase_add_test(tc, test_padded_strides);
+  tcase_add_test(tc, test_padding_is_not_alpha);
+  tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_steady_state_allocates_nothing);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN(cpu_converter);

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert as an element: negotiation, letterbox geometry and its
+// properties, the transform meta, crops, output memory, statistics and bad
+// input. Pixel accuracy against GstVideoConverter is tested per backend in
+// test_cpu_converter.cpp and test_gl_converter.cpp.
+#include <gst/allocators/allocators.h>
+#include <gst/app/app.h>
+#include <gst/check/gstcheck.h>
+#include <gst/ef/gstef.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+
+#include "frames.hpp"
+#include "harness.hpp"
+
+using namespace ef::test;
+
+namespace {
+
+GstVideoInfo info_of(GstVideoFormat format, guint w, guint h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+// A frame of one RGBA colour.
+GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba) {
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstMapInfo map;
+  gst_buffer_map(buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i + 3 < map.size; i += 4) {
+    map.data[i] = guint8(rgba >> 24);
+    map.data[i + 1] = guint8(rgba >> 16);
+    map.data[i + 2] = guint8(rgba >> 8);
+    map.data[i + 3] = guint8(rgba);
+  }
+  gst_buffer_unmap(buf, &map);
+  return buf;
+}
+
+GstHarness *convert_harness(const char *props, const GstVideoInfo &in, const GstVideoInfo &out) {
+  std::string launch = std::string("efconvert name=conv backend=cpu ") + props;
+  GstHarness *h = gst_harness_new_parse(launch.c_str());
+  gst_harness_set_caps(h, caps_for(in), caps_for(out));
+  return h;
+}
+
+const guint8 *pixel(GstVideoFrame *f, int x, int y) {
+  return static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(f, 0)) +
+         y * GST_VIDEO_FRAME_PLANE_STRIDE(f, 0) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(f, 0);
+}
+
+}  // namespace
+
+// 1920x1080 into 640x640: content 640x360 at y = 140, borders exactly the
+// fill colour, content the source colour; properties and meta agree.
+GST_START_TEST(test_letterbox_geometry) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 1920, 1080);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 640, 640);
+  GstHarness *h = convert_harness("fill-color=0xff102030", in, out);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xc08040ff)), GST_FLOW_OK);
+  GstBuffer *buf = gst_harness_pull(h);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &out, buf, GST_MAP_READ));
+  for (int y = 0; y < 640; ++y) {
+    const bool border = y < 140 || y >= 500;
+    const guint8 *p = pixel(&f, 320, y);
+    if (border)
+      fail_unless(p[0] == 0x10 && p[1] == 0x20 && p[2] == 0x30, "row %d: %d,%d,%d", y, p[0], p[1],
+                  p[2]);
+    else
+      fail_unless(p[0] == 0xc0 && p[1] == 0x80 && p[2] == 0x40, "row %d: %d,%d,%d", y, p[0], p[1],
+                  p[2]);
+  }
+  gst_video_frame_unmap(&f);
+
+  GstEfTransformMeta *meta = gst_buffer_get_ef_transform_meta(buf);
+  fail_unless(meta != nullptr);
+  fail_unless_equals_int(meta->content.x, 0);
+  fail_unless_equals_int(meta->content.y, 140);
+  fail_unless_equals_int(meta->content.w, 640);
+  fail_unless_equals_int(meta->content.h, 360);
+  gdouble ix, iy;
+  gst_ef_transform_meta_map_to_input(meta, 320, 320, &ix, &iy);  // the centre
+  fail_unless(std::fabs(ix - 960) < 1e-6 && std::fabs(iy - 540) < 1e-6);
+  gst_ef_transform_meta_map_to_input(meta, 0, 140, &ix, &iy);  // content's top-left
+  fail_unless(std::fabs(ix) < 1e-6 && std::fabs(iy) < 1e-6);
+  gst_ef_transform_meta_map_to_input(meta, 640, 500, &ix, &iy);  // bottom-right
+  fail_unless(std::fabs(ix - 1920) < 1e-6 && std::fabs(iy - 1080) < 1e-6);
+
+  GstElement *conv = harness_element(h, "conv");
+  gdouble scale;
+  gint lx, ly;
+  g_object_get(conv, "letterbox-scale", &scale, "letterbox-x", &lx, "letterbox-y", &ly, nullptr);
+  fail_unless(std::fabs(scale - 1.0 / 3.0) < 1e-9, "scale %f", scale);
+  fail_unless_equals_int(lx, 0);
+  fail_unless_equals_int(ly, 140);
+  gchar *backend = nullptr;
+  g_object_get(conv, "backend-in-use", &backend, nullptr);
+  fail_unless_equals_string(backend, "cpu");
+  g_free(backend);
+  gst_buffer_unref(buf);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Without letterbox the picture is stretched to the whole output.
+GST_START_TEST(test_stretch) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 32);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 40, 40);
+  GstHarness *h = convert_harness("letterbox=false", in, out);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0x11223344)), GST_FLOW_OK);
+  GstBuffer *buf = gst_harness_pull(h);
+  GstEfTransformMeta *meta = gst_buffer_get_ef_transform_meta(buf);
+  fail_unless_equals_int(meta->content.w, 40);
+  fail_unless_equals_int(meta->content.h, 40);
+  fail_unless(std::fabs(meta->scale_x - 64.0 / 40) < 1e-9);
+  fail_unless(std::fabs(meta->scale_y - 32.0 / 40) < 1e-9);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &out, buf, GST_MAP_READ));
+  const guint8 *corner = pixel(&f, 0, 0);
+  fail_unless(corner[0] == 0x11 && corner[1] == 0x22 && corner[2] == 0x33);
+  gst_video_frame_unmap(&f);
+  gst_buffer_unref(buf);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Crop meta on the input, then the crop property inside it.
+GST_START_TEST(test_crop_meta_and_property) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 16, 16);
+  GstHarness *h = convert_harness("crop=\"<4, 2, 16, 16>\"", in, out);
+  GstBuffer *buf = flat_rgba(in, 0x000000ff);
+  // Mark the cropped region: the 16x16 block at (10 + 4, 20 + 2).
+  GstMapInfo map;
+  gst_buffer_map(buf, &map, GST_MAP_WRITE);
+  for (int y = 22; y < 38; ++y)
+    for (int x = 14; x < 30; ++x)
+      map.data[(y * 64 + x) * 4] = 200;
+  gst_buffer_unmap(buf, &map);
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(buf);
+  crop->x = 10;
+  crop->y = 20;
+  crop->width = 40;
+  crop->height = 40;
+  fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_OK);
+  GstBuffer *outbuf = gst_harness_pull(h);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &out, outbuf, GST_MAP_READ));
+  for (int y = 0; y < 16; ++y)
+    for (int x = 0; x < 16; ++x)
+      fail_unless_equals_int(pixel(&f, x, y)[0], 200);
+  gst_video_frame_unmap(&f);
+  GstEfTransformMeta *meta = gst_buffer_get_ef_transform_meta(outbuf);
+  fail_unless_equals_int(meta->crop.x, 14);
+  fail_unless_equals_int(meta->crop.y, 22);
+  gst_buffer_unref(outbuf);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// A quarter turn swaps the default output size and the meta maps back.
+GST_START_TEST(test_rotation_negotiates_and_maps) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 32);
+  GstHarness *h = gst_harness_new_parse("efconvert backend=cpu video-direction=90r");
+  gst_harness_set_src_caps(h, caps_for(in));
+  GstBuffer *buf = flat_rgba(in, 0x808080ff);
+  fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+  GstVideoInfo out_info;
+  fail_unless(gst_video_info_from_caps(&out_info, caps));
+  fail_unless_equals_int(out_info.width, 32);
+  fail_unless_equals_int(out_info.height, 64);
+  GstEfTransformMeta *meta = gst_buffer_get_ef_transform_meta(out);
+  gdouble ix, iy;
+  gst_ef_transform_meta_map_to_input(meta, 32, 0, &ix, &iy);  // top-right <- top-left
+  fail_unless(std::fabs(ix) < 1e-6 && std::fabs(iy) < 1e-6, "%f %f", ix, iy);
+  gst_caps_unref(caps);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Output frames come from efconvert's own pool of memfd-backed memory and
+// carry their identity; the pool recycles them.
+GST_START_TEST(test_output_is_fd_backed_and_identified) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBP, 32, 32);
+  GstHarness *h = convert_harness("", in, out);
+  for (uint32_t i = 0; i < 4; ++i) {
+    fail_unless_equals_int(gst_harness_push(h, system_frame(in, i)), GST_FLOW_OK);
+    GstBuffer *buf = gst_harness_pull(h);
+    GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+    fail_unless(gst_is_fd_memory(mem));
+    GstEfIdentityMeta *id = gst_buffer_get_ef_identity_meta(buf);
+    fail_unless(id != nullptr);
+    fail_unless_equals_int(id->identities[0].kind, GST_EF_IDENTITY_KIND_DMA_BUF);
+    gst_buffer_unref(buf);
+  }
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Downstream answers the allocation query with its own pool of memfd
+// buffers (2 of them, so they are reused), as an inference sink would.
+GstPadProbeReturn offer_memfd_pool(GstPad *, GstPadProbeInfo *info, gpointer) {
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  GstCaps *caps;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo vinfo;
+  gst_video_info_from_caps(&vinfo, caps);
+  GstBufferPool *pool = gst_video_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), 2, 2);
+  GstAllocator *allocator = gst_ef_fd_allocator_new();
+  gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
+  gst_object_unref(allocator);
+  gst_buffer_pool_set_config(pool, config);
+  gst_query_add_allocation_pool(query, pool, guint(vinfo.size), 2, 2);
+  gst_object_unref(pool);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+// A downstream pool of memfd buffers that is freed and reallocated while fd
+// numbers are reused: every output frame is checked, none stale or blank.
+GST_START_TEST(test_destination_recycling) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 32, 32);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 32, 32);
+  for (int round = 0; round < 3; ++round) {
+    GstHarness *h = gst_harness_new_parse("efconvert backend=cpu");
+    gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_memfd_pool, nullptr,
+                      nullptr);
+    gst_harness_set_caps(h, caps_for(in), caps_for(out));
+    for (guint32 i = 1; i <= 5; ++i) {
+      guint32 colour = (i * 0x1f3d5b00u + guint32(round) * 0x01010100u) | 0xff;
+      fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, colour)), GST_FLOW_OK);
+      GstBuffer *buf = gst_harness_pull(h);
+      fail_unless(gst_is_fd_memory(gst_buffer_peek_memory(buf, 0)));
+      GstVideoFrame f;
+      fail_unless(gst_video_frame_map(&f, &out, buf, GST_MAP_READ));
+      for (int y = 0; y < 32; y += 7)
+        for (int x = 0; x < 32; x += 5) {
+          const guint8 *p = pixel(&f, x, y);
+          fail_unless(p[0] == guint8(colour >> 24) && p[1] == guint8(colour >> 16) &&
+                          p[2] == guint8(colour >> 8),
+                      "round %d frame %u at %d,%d", round, i, x, y);
+        }
+      gst_video_frame_unmap(&f);
+      gst_buffer_unref(buf);
+    }
+    gst_harness_teardown(h);  // frees the pool: its fd numbers go back
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_stats_on_eos) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 16, 16);
+  GstHarness *h = convert_harness("", in, in);
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xffffffff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+  bool found = false;
+  while (GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+    if (gst_message_has_name(msg, "efconvert-stats")) {
+      guint64 frames = 0;
+      fail_unless(gst_structure_get_uint64(gst_message_get_structure(msg), "frames", &frames));
+      fail_unless_equals_uint64(frames, 1);
+      found = true;
+    }
+    gst_message_unref(msg);
+  }
+  fail_unless(found);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static std::string push_expecting_error(const char *props, const GstVideoInfo &in, GstBuffer *buf) {
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
+  GstHarness *h = convert_harness(props, in, out);
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_ERROR);
+  std::string error = pop_error(bus);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+  return error;
+}
+
+GST_START_TEST(test_zero_size_crop) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  std::string e = push_expecting_error("crop=\"<0, 0, 0, 10>\"", in, flat_rgba(in, 0xff));
+  fail_unless(e.find("no pixels") != std::string::npos, "%s", e.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_crop_outside_frame) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  std::string e = push_expecting_error("crop=\"<60, 0, 16, 16>\"", in, flat_rgba(in, 0xff));
+  fail_unless(e.find("outside") != std::string::npos, "%s", e.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_buffer_smaller_than_caps) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 64);
+  std::string e =
+      push_expecting_error("", in, gst_buffer_new_allocate(nullptr, in.size / 2, nullptr));
+  fail_unless(e.find("truncated") != std::string::npos, "%s", e.c_str());
+}
+GST_END_TEST;
+
+// Impossible caps: a format efconvert cannot produce is refused at
+// negotiation, not at run time.
+GST_START_TEST(test_impossible_caps) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 16, 16);
+  GstVideoInfo bad = info_of(GST_VIDEO_FORMAT_NV12, 16, 16);
+  GstHarness *h = gst_harness_new_parse("efconvert backend=cpu");
+  gst_harness_set_src_caps(h, caps_for(in));
+  gst_harness_set_sink_caps(h, caps_for(bad));
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static Suite *convert_suite() {
+  Suite *s = suite_create("efconvert");
+  TCase *tc = tcase_create("element");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_letterbox_geometry);
+  tcase_add_test(tc, test_stretch);
+  tcase_add_test(tc, test_crop_meta_and_property);
+  tcase_add_test(tc, test_rotation_negotiates_and_maps);
+  tcase_add_test(tc, test_output_is_fd_backed_and_identified);
+  tcase_add_test(tc, test_destination_recycling);
+  tcase_add_test(tc, test_stats_on_eos);
+  tcase_add_test(tc, test_zero_size_crop);
+  tcase_add_test(tc, test_crop_outside_frame);
+  tcase_add_test(tc, test_buffer_smaller_than_caps);
+  tcase_add_test(tc, test_impossible_caps);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN(convert);
