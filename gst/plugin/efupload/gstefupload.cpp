@@ -10,14 +10,16 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <string>
 
-#include "buffer_source.hpp"
+#include "common/buffer_source.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "gst_ptr.hpp"
 #include "common/shell_pool.hpp"
-#include "egl_import.hpp"
+#include "common/texture_uploader.hpp"
+#include "common/egl_import.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
 #define GST_CAT_DEFAULT gst_ef_upload_debug
@@ -93,7 +95,7 @@ struct UploadState {
   bool gl_output = false;
   ImportCache<EglImport> cache;
   GstBufferPool *shell_pool = nullptr;
-  GstBufferPool *upload_pool = nullptr;
+  std::unique_ptr<TextureUploader> uploader;  // the copy path, made on first use
   bool import_disabled = false;
   bool imported = false;  // the frame in flight was imported (streaming thread)
   uint32_t warned = 0;    // bit per Decline
@@ -137,12 +139,12 @@ void count(UploadState &s, Counter c, uint64_t n = 1) {
 }
 
 void release_pools(UploadState &s) {
-  for (GstBufferPool **pool : {&s.shell_pool, &s.upload_pool})
-    if (*pool) {
-      gst_buffer_pool_set_active(*pool, FALSE);
-      gst_object_unref(*pool);
-      *pool = nullptr;
-    }
+  s.uploader.reset();
+  if (s.shell_pool) {
+    gst_buffer_pool_set_active(s.shell_pool, FALSE);
+    gst_object_unref(s.shell_pool);
+    s.shell_pool = nullptr;
+  }
 }
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
@@ -286,54 +288,27 @@ GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &lay
   return out;
 }
 
-bool ensure_upload_pool(GstEfUpload *self) {
-  UploadState &s = state_of(self);
-  if (s.upload_pool)
-    return true;
-  GstGLContext *context = GST_GL_BASE_FILTER(self)->context;
-  GstBufferPool *pool = gst_gl_buffer_pool_new(context);
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  CapsPtr caps(gst_video_info_to_caps(&s.out_info));
-  gst_caps_set_features(caps.get(), 0,
-                        gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
-  gst_buffer_pool_config_set_params(config, caps.get(), guint(s.out_info.size), 2, 0);
-  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context));
-  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
-  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
-    gst_object_unref(pool);
-    return false;
-  }
-  s.upload_pool = pool;
-  return true;
-}
-
 // The copy path, step 1: a pooled texture for the frame.
 GstFlowReturn acquire_upload_buffer(GstEfUpload *self, GstBuffer **out) {
-  if (!ensure_upload_pool(self)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot create a GL texture pool"), (nullptr));
+  UploadState &s = state_of(self);
+  if (!s.uploader)
+    s.uploader = std::make_unique<TextureUploader>(GST_GL_BASE_FILTER(self)->context, s.in_info);
+  auto buffer = s.uploader->acquire();
+  if (!buffer) {
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", buffer.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
   }
-  return gst_buffer_pool_acquire_buffer(state_of(self).upload_pool, out, nullptr);
+  *out = *buffer;
+  return GST_FLOW_OK;
 }
 
 // The copy path, step 2: the pixels into it. Counted as an upload.
 GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
   UploadState &s = state_of(self);
-  GstVideoFrame src, dst;
-  if (!gst_video_frame_map(&src, &s.in_info, in, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot read the input frame"),
-                      ("mapping the input buffer failed (closed or non-mappable fd?)"));
+  if (auto copied = s.uploader->copy(in, out); !copied) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", copied.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (!gst_video_frame_map(&dst, &s.out_info, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap(&src);
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot map a pooled texture"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  gst_video_frame_copy(&dst, &src);
-  gst_video_frame_unmap(&dst);
-  gst_video_frame_unmap(&src);
   count(s, kUploads);
   count(s, kBytesCopied, s.in_info.size);
   return GST_FLOW_OK;
@@ -416,11 +391,7 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();
   s.import_disabled = false;
-  if (s.upload_pool) {
-    gst_buffer_pool_set_active(s.upload_pool, FALSE);
-    gst_object_unref(s.upload_pool);
-    s.upload_pool = nullptr;
-  }
+  s.uploader.reset();
   GST_INFO_OBJECT(self, "%s output for %" GST_PTR_FORMAT, s.gl_output ? "GL" : "pass-through",
                   incaps);
   return GST_BASE_TRANSFORM_CLASS(parent_class)->set_caps(trans, incaps, outcaps);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gl_context.hpp"
+
+#include <gst/gl/gstglfuncs.h>
+
+#include <cerrno>
+
+namespace ef::gst {
+
+void ElementGlContext::set_context(GstElement *element, GstContext *context) {
+  std::lock_guard lock(lock_);
+  gst_gl_handle_set_context(element, context, &display_, &other_);
+}
+
+bool ElementGlContext::handle_query(GstElement *element, GstQuery *query) {
+  std::lock_guard lock(lock_);
+  return gst_gl_handle_context_query(element, query, display_, context_, other_);
+}
+
+Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
+  std::lock_guard lock(lock_);
+  if (context_)
+    return context_;
+  if (!gst_gl_ensure_element_data(element, &display_, &other_))
+    return Error{EIO, "no GL display could be opened"};
+  if (!gst_gl_query_local_gl_context(element, GST_PAD_SRC, &context_))
+    gst_gl_query_local_gl_context(element, GST_PAD_SINK, &context_);
+  if (context_)
+    return context_;
+  GError *error = nullptr;
+  GST_OBJECT_LOCK(display_);
+  do {
+    if (context_)
+      gst_object_unref(context_);
+    context_ = gst_gl_display_get_gl_context_for_thread(display_, nullptr);
+    if (!context_ && !gst_gl_display_create_context(display_, other_, &context_, &error)) {
+      GST_OBJECT_UNLOCK(display_);
+      std::string why = error ? error->message : "unknown error";
+      g_clear_error(&error);
+      return Error{EIO, "no GL context could be made: " + why};
+    }
+  } while (!gst_gl_display_add_context(display_, context_));
+  GST_OBJECT_UNLOCK(display_);
+  return context_;
+}
+
+std::string ElementGlContext::renderer() {
+  GstGLContext *context;
+  {
+    std::lock_guard lock(lock_);
+    context = context_;
+  }
+  if (!context)
+    return "";
+  std::string name;
+  gst_gl_context_thread_add(
+      context,
+      [](GstGLContext *ctx, gpointer out) {
+        const GstGLFuncs *gl = ctx->gl_vtable;
+        const GLubyte *r = gl->GetString(GL_RENDERER);
+        *static_cast<std::string *>(out) = r ? reinterpret_cast<const char *>(r) : "";
+      },
+      &name);
+  return name;
+}
+
+void ElementGlContext::reset() {
+  std::lock_guard lock(lock_);
+  for (GstGLContext **c : {&context_, &other_})
+    if (*c) {
+      gst_object_unref(*c);
+      *c = nullptr;
+    }
+  if (display_) {
+    gst_object_unref(display_);
+    display_ = nullptr;
+  }
+}
+
+bool is_software_renderer(const std::string &renderer) {
+  for (const char *soft : {"llvmpipe", "softpipe", "swrast", "Software Rasterizer"})
+    if (renderer.find(soft) != std::string::npos)
+      return true;
+  return false;
+}
+
+}  // namespace ef::gst

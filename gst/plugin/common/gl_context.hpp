@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GL context of an element that is not a GstGLBaseFilter (efconvert runs
+// on the CPU too and must not need GL there): found or made on demand,
+// shared with the pipeline through GstContext like GstGL's own elements.
+#pragma once
+
+#include <gst/gl/gl.h>
+
+#include <mutex>
+#include <string>
+
+#include "ef/result.hpp"
+
+namespace ef::gst {
+
+class ElementGlContext {
+ public:
+  ElementGlContext() = default;
+  ~ElementGlContext() { reset(); }
+  ElementGlContext(const ElementGlContext &) = delete;
+  ElementGlContext &operator=(const ElementGlContext &) = delete;
+
+  // GstElement::set_context.
+  void set_context(GstElement *element, GstContext *context);
+  // Answers GST_QUERY_CONTEXT for our display and context; false otherwise.
+  bool handle_query(GstElement *element, GstQuery *query);
+  // The context (borrowed; valid until reset()), found in the pipeline or
+  // made. EIO with the reason when there is no GL.
+  Result<GstGLContext *> ensure(GstElement *element);
+  // The renderer string of the context, e.g. "llvmpipe (LLVM 15.0.7, 256 bits)".
+  std::string renderer();
+  void reset();
+
+ private:
+  std::mutex lock_;
+  GstGLDisplay *display_ = nullptr;
+  GstGLContext *other_ = nullptr;
+  GstGLContext *context_ = nullptr;
+};
+
+// True for software rasterizers (llvmpipe, softpipe, swrast), where the CPU
+// backend is faster than GL.
+bool is_software_renderer(const std::string &renderer);
+
+}  // namespace ef::gst
