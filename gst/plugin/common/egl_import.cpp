@@ -116,6 +116,13 @@ void EglImport::attach_to(GstBuffer *out) const {
       const_cast<gint *>(meta_strides_.data()));
 }
 
+std::array<guint, GST_VIDEO_MAX_PLANES> EglImport::textures() const {
+  std::array<guint, GST_VIDEO_MAX_PLANES> ids{};
+  for (size_t p = 0; p < memories_.size() && p < ids.size(); ++p)
+    ids[p] = gst_gl_memory_get_texture_id(reinterpret_cast<GstGLMemory *>(memories_[p]));
+  return ids;
+}
+
 bool egl_dmabuf_import_available(GstGLContext *context) {
   if (gst_gl_context_get_gl_platform(context) != GST_GL_PLATFORM_EGL)
     return false;

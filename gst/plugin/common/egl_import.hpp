@@ -38,6 +38,9 @@ class EglImport {
   // the bytes behind the texture change with every frame in this memory.
   void attach_to(GstBuffer *out) const;
 
+  // The GL texture of each plane, for sampling or rendering on the GL thread.
+  std::array<guint, GST_VIDEO_MAX_PLANES> textures() const;
+
  private:
   std::vector<GstEGLImage *> images_;
   std::vector<GstMemory *> memories_;  // GstGLMemoryEGL, one per plane

@@ -8,17 +8,17 @@
 namespace ef::gst {
 
 void ElementGlContext::set_context(GstElement *element, GstContext *context) {
-  std::lock_guard lock(lock_);
+  std::lock_guard<std::recursive_mutex> lock(lock_);
   gst_gl_handle_set_context(element, context, &display_, &other_);
 }
 
 bool ElementGlContext::handle_query(GstElement *element, GstQuery *query) {
-  std::lock_guard lock(lock_);
+  std::lock_guard<std::recursive_mutex> lock(lock_);
   return gst_gl_handle_context_query(element, query, display_, context_, other_);
 }
 
 Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
-  std::lock_guard lock(lock_);
+  std::lock_guard<std::recursive_mutex> lock(lock_);
   if (context_)
     return context_;
   if (!gst_gl_ensure_element_data(element, &display_, &other_))
@@ -47,7 +47,7 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
 std::string ElementGlContext::renderer() {
   GstGLContext *context;
   {
-    std::lock_guard lock(lock_);
+    std::lock_guard<std::recursive_mutex> lock(lock_);
     context = context_;
   }
   if (!context)
@@ -65,7 +65,7 @@ std::string ElementGlContext::renderer() {
 }
 
 void ElementGlContext::reset() {
-  std::lock_guard lock(lock_);
+  std::lock_guard<std::recursive_mutex> lock(lock_);
   for (GstGLContext **c : {&context_, &other_})
     if (*c) {
       gst_object_unref(*c);

@@ -32,7 +32,9 @@ class ElementGlContext {
   void reset();
 
  private:
-  std::mutex lock_;
+  // Recursive: finding a display posts need-context messages that may set
+  // a context on this very element from inside ensure().
+  std::recursive_mutex lock_;
   GstGLDisplay *display_ = nullptr;
   GstGLContext *other_ = nullptr;
   GstGLContext *context_ = nullptr;

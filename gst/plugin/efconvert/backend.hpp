@@ -3,6 +3,9 @@
 // every frame until the caps change.
 #pragma once
 
+#ifdef EF_HAVE_GSTGL
+#include <gst/gl/gl.h>
+#endif
 #include <gst/video/video.h>
 
 #include <memory>
@@ -10,7 +13,16 @@
 #include "convert_params.hpp"
 #include "ef/result.hpp"
 
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
+
 namespace ef::gst {
+
+// What a backend counted: the zero-copy paths (source and destination
+// imports) and every copy it had to make instead.
+struct BackendStats {
+  uint64_t src_hits = 0, src_misses = 0, dst_hits = 0, dst_misses = 0;
+  uint64_t uploads = 0, readbacks = 0, declines = 0, refusals = 0;
+};
 
 class ConvertBackend {
  public:
@@ -18,8 +30,18 @@ class ConvertBackend {
   virtual const char *name() const = 0;
   // Converts `in` (validated against in_info) into `out`.
   virtual Result<void> convert(GstBuffer *in, GstBuffer *out, const ConvertParams &params) = 0;
+  virtual BackendStats stats() const { return {}; }
 };
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out);
+
+#ifdef EF_HAVE_GSTGL
+// EINVAL when the GL converter cannot do in -> out. `element` names the
+// element in log lines.
+Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
+                                                        const GstVideoInfo &in,
+                                                        const GstVideoInfo &out,
+                                                        uint32_t cache_capacity);
+#endif
 
 }  // namespace ef::gst

@@ -13,6 +13,9 @@
 #include <string>
 
 #include "backend.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "common/gl_context.hpp"
+#endif
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
@@ -20,7 +23,7 @@
 #include "ef/import_cache.hpp"
 #include "gst_ptr.hpp"
 
-GST_DEBUG_CATEGORY_STATIC(gst_ef_convert_debug);
+GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
 using namespace ef;
@@ -31,9 +34,13 @@ namespace {
 #define EF_CONVERT_IN_FORMATS "{ NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 #define EF_CONVERT_OUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP }"
 
-constexpr const char *kSinkCaps =
-    GST_VIDEO_CAPS_MAKE(EF_CONVERT_IN_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_IN_FORMATS);
+constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(
+    EF_CONVERT_IN_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
+                                                                 EF_CONVERT_IN_FORMATS)
+#ifdef EF_HAVE_GSTGL
+    ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_CONVERT_IN_FORMATS)
+#endif
+    ;
 constexpr const char *kSrcCaps =
     GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
         GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_OUT_FORMATS);
@@ -96,6 +103,10 @@ struct ConvertState {
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
   std::unique_ptr<ConvertBackend> backend;  // streaming thread
+  BackendStats retired;                     // what replaced backends counted
+#ifdef EF_HAVE_GSTGL
+  ElementGlContext gl;
+#endif
   std::array<std::atomic<uint64_t>, kCounterCount> counters{};
 };
 
@@ -151,11 +162,48 @@ void count(ConvertState &s, Counter c, uint64_t n = 1) {
   s.counters[c].fetch_add(n, std::memory_order_relaxed);
 }
 
+BackendStats operator+(BackendStats a, const BackendStats &b) {
+  a.src_hits += b.src_hits;
+  a.src_misses += b.src_misses;
+  a.dst_hits += b.dst_hits;
+  a.dst_misses += b.dst_misses;
+  a.uploads += b.uploads;
+  a.readbacks += b.readbacks;
+  a.declines += b.declines;
+  a.refusals += b.refusals;
+  return a;
+}
+
 std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
   std::array<uint64_t, kCounterCount> v{};
   for (size_t i = 0; i < kCounterCount; ++i)
     v[i] = s.counters[i].load(std::memory_order_relaxed);
+  BackendStats b;
+  {
+    std::lock_guard lock(s.lock);
+    b = s.retired + (s.backend ? s.backend->stats() : BackendStats{});
+  }
+  v[kSrcHits] = b.src_hits;
+  v[kSrcMisses] = b.src_misses;
+  v[kDstHits] = b.dst_hits;
+  v[kDstMisses] = b.dst_misses;
+  v[kUploads] = b.uploads;
+  v[kReadbacks] = b.readbacks;
+  v[kDeclines] = b.declines;
+  v[kRefusals] = b.refusals;
   return v;
+}
+
+// Replaces the backend, keeping what the old one counted.
+void replace_backend(ConvertState &s, std::unique_ptr<ConvertBackend> next) {
+  std::unique_ptr<ConvertBackend> old;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.backend)
+      s.retired = s.retired + s.backend->stats();
+    old = std::move(s.backend);
+    s.backend = std::move(next);
+  }
 }
 
 GstVideoOrientationMethod effective_direction(const Settings &settings) {
@@ -166,7 +214,7 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
 // Caps with every structure's format set to `formats`, any size, and no
 // colorimetry or aspect ratio (the conversion decides them), in each of the
 // memory types we handle.
-GstCaps *retarget_caps(GstCaps *caps, const char *formats) {
+GstCaps *retarget_caps(GstCaps *caps, const char *formats, bool with_gl) {
   GstCaps *out = gst_caps_new_empty();
   GValue list = G_VALUE_INIT;
   GstStructure *templ = gst_structure_from_string(
@@ -174,8 +222,10 @@ GstCaps *retarget_caps(GstCaps *caps, const char *formats) {
   gst_value_init_and_copy(&list, gst_structure_get_value(templ, "format"));
   gst_structure_free(templ);
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    for (const char *memory :
-         {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, GST_CAPS_FEATURE_MEMORY_DMABUF}) {
+    for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
+                               GST_CAPS_FEATURE_MEMORY_DMABUF, "memory:GLMemory"}) {
+      if (!with_gl && g_str_equal(memory, "memory:GLMemory"))
+        continue;
       GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
       gst_structure_set_value(s, "format", &list);
       gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE,
@@ -191,8 +241,14 @@ GstCaps *retarget_caps(GstCaps *caps, const char *formats) {
 
 GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                        GstCaps *filter) {
-  GstCaps *result = retarget_caps(
-      caps, direction == GST_PAD_SINK ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS);
+#ifdef EF_HAVE_GSTGL
+  const bool gl_sink = true;
+#else
+  const bool gl_sink = false;
+#endif
+  // GL memory is taken on the sink side only; outputs are fd-backed or plain.
+  GstCaps *result = direction == GST_PAD_SINK ? retarget_caps(caps, EF_CONVERT_OUT_FORMATS, false)
+                                              : retarget_caps(caps, EF_CONVERT_IN_FORMATS, gl_sink);
   if (filter) {
     GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref(result);
@@ -231,15 +287,62 @@ GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection dir
   return gst_caps_fixate(othercaps);
 }
 
-std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Settings &settings) {
+#ifdef EF_HAVE_GSTGL
+// The GL backend, or why not.
+Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st,
+                                                       bool require_hardware) {
   ConvertState &s = state_of(self);
-  if (settings.backend == GST_EF_CONVERT_BACKEND_GL) {
-    GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl is not available in this build"),
-                      ("use backend=cpu or auto"));
+  auto context = s.gl.ensure(GST_ELEMENT(self));
+  if (!context)
+    return context.error();
+  if (require_hardware) {
+    const std::string renderer = s.gl.renderer();
+    if (is_software_renderer(renderer))
+      return Error{ENOTSUP, "GL renders in software (" + renderer + ")"};
+  }
+  return make_gl_backend(GST_ELEMENT(self), *context, s.in_info, s.out_info, st.cache_capacity);
+}
+#endif
+
+bool input_is_gl(const GstVideoInfo &, GstCaps *incaps) {
+  GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
+  return f && gst_caps_features_contains(f, "memory:GLMemory");
+}
+
+// auto: GL where the frames already are in GL or GL runs on hardware, the
+// CPU where GL is a software rasterizer or missing. Logs which and why.
+std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Settings &st,
+                                               GstCaps *incaps) {
+  ConvertState &s = state_of(self);
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
+    GST_INFO_OBJECT(self, "backend cpu: asked for");
+    return make_cpu_backend(s.in_info, s.out_info);
+  }
+#ifdef EF_HAVE_GSTGL
+  const bool gl_input = input_is_gl(s.in_info, incaps);
+  const bool must_gl = st.backend == GST_EF_CONVERT_BACKEND_GL || gl_input;
+  auto gl = try_gl_backend(self, st, !must_gl);
+  if (gl) {
+    GST_INFO_OBJECT(self, "backend gl: %s",
+                    st.backend == GST_EF_CONVERT_BACKEND_GL
+                        ? "asked for"
+                        : (gl_input ? "the input is GL memory" : "GL runs on hardware"));
+    return std::move(gl).value();
+  }
+  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+                      ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
     return nullptr;
   }
-  GST_INFO_OBJECT(self, "backend cpu: %s",
-                  settings.backend == GST_EF_CONVERT_BACKEND_CPU ? "asked for" : "no GL backend");
+  GST_INFO_OBJECT(self, "backend cpu: %s", gl.error().message.c_str());
+#else
+  (void)incaps;
+  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
+    GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"), (nullptr));
+    return nullptr;
+  }
+  GST_INFO_OBJECT(self, "backend cpu: built without GstGL");
+#endif
   return make_cpu_backend(s.in_info, s.out_info);
 }
 
@@ -257,9 +360,10 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     std::lock_guard lock(s.lock);
     settings = s.settings;
   }
-  s.backend = choose_backend(self, settings);
-  if (!s.backend)
+  auto backend = choose_backend(self, settings, incaps);
+  if (!backend)
     return FALSE;
+  replace_backend(s, std::move(backend));
   GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info),
                   GST_VIDEO_INFO_NAME(&s.out_info), s.backend->name());
   return TRUE;
@@ -404,9 +508,23 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 }
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
-  state_of(trans).backend.reset();
+  replace_backend(state_of(trans), nullptr);
   return TRUE;
 }
+
+#ifdef EF_HAVE_GSTGL
+void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
+  state_of(element).gl.set_context(element, context);
+  GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
+}
+
+gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+}
+#endif
 
 bool parse_crop(const GValue *value, GstVideoRectangle &crop) {
   if (!GST_VALUE_HOLDS_ARRAY(value) || gst_value_array_get_size(value) != 4)
@@ -637,6 +755,10 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
   trans_class->stop = gst_ef_convert_stop;
+#ifdef EF_HAVE_GSTGL
+  trans_class->query = gst_ef_convert_query;
+  element_class->set_context = gst_ef_convert_set_context;
+#endif
 }
 
 static void gst_ef_convert_init(GstEfConvert *self) {

@@ -140,9 +140,16 @@ bool Steps::exact(const Plane &in, int w, int h) const {
   return in.bpp == 1 || scales_exactly(in.bpp, in.width, in.height, w, h, filter_);
 }
 
-// Interleaved chroma that libyuv would not scale exactly goes as two planes.
-Image Steps::split_chroma(const Image &image) {
-  const Plane &uv = image.planes[1];
+// Interleaved chroma that libyuv would not scale exactly goes on as two
+// planes. A vertical reduction first (exact: it blends whole rows) leaves
+// fewer rows to split.
+Image Steps::split_chroma(const Image &image, int rows) {
+  Plane uv = image.planes[1];
+  if (rows < uv.height && exact(uv, uv.width, rows)) {
+    const Plane shorter = new_plane(uv.width, rows, 2);
+    scale_plane(uv, shorter);
+    uv = shorter;
+  }
   Image out = image;
   out.n_planes = 3;
   out.planes[1] = new_plane(uv.width, uv.height, 1);
@@ -157,9 +164,9 @@ Image Steps::split_chroma(const Image &image) {
 }
 
 Image Steps::scale(const Image &image, int w, int h, int wsub, int hsub) {
-  const bool split = image.interleaved_chroma() &&
-                     !exact(image.planes[1], subsampled(w, wsub), subsampled(h, hsub));
-  const Image in = split ? split_chroma(image) : image;
+  const int cw = subsampled(w, wsub), ch = subsampled(h, hsub);
+  const bool split = image.interleaved_chroma() && !exact(image.planes[1], cw, ch);
+  const Image in = split ? split_chroma(image, ch) : image;
   Image out = in;
   out.wsub = wsub;
   out.hsub = hsub;
@@ -167,8 +174,8 @@ Image Steps::scale(const Image &image, int w, int h, int wsub, int hsub) {
   size_t n = 0;
   for (int i = 0; i < in.n_planes; ++i) {
     const Plane &p = in.planes[i];
-    const int tw = i == 0 ? w : subsampled(w, wsub);
-    const int th = i == 0 ? h : subsampled(h, hsub);
+    const int tw = i == 0 ? w : cw;
+    const int th = i == 0 ? h : ch;
     if (p.width == tw && p.height == th)
       continue;
     out.planes[i] = new_plane(tw, th, p.bpp);

@@ -49,7 +49,7 @@ class Steps {
   Plane new_plane(int w, int h, int bpp);
   Image unpack(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
   bool exact(const Plane &in, int w, int h) const;
-  Image split_chroma(const Image &image);
+  Image split_chroma(const Image &image, int rows);
   void scale_rgb4(const Plane &in, const Plane &out);
   void scale_plane(const Plane &in, const Plane &out) const;
   void turn_plane(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op) const;

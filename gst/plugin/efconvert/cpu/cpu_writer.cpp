@@ -44,27 +44,23 @@ void force_opaque(uint8_t *data, int stride, int width, int rows) {
 }  // namespace
 
 bool dst_kind_of(GstVideoFormat format, DstKind &kind) {
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-      kind = DstKind::Packed4;
+  struct Output {
+    GstVideoFormat format;
+    DstKind kind;
+  };
+  static constexpr Output outputs[] = {
+      {GST_VIDEO_FORMAT_RGBA, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRA, DstKind::Packed4},
+      {GST_VIDEO_FORMAT_RGBx, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRx, DstKind::Packed4},
+      {GST_VIDEO_FORMAT_RGB, DstKind::Packed3},  {GST_VIDEO_FORMAT_BGR, DstKind::Packed3},
+      {GST_VIDEO_FORMAT_GRAY8, DstKind::Gray},   {GST_VIDEO_FORMAT_RGBP, DstKind::Planar3},
+      {GST_VIDEO_FORMAT_BGRP, DstKind::Planar3},
+  };
+  for (const Output &o : outputs)
+    if (o.format == format) {
+      kind = o.kind;
       return true;
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      kind = DstKind::Packed3;
-      return true;
-    case GST_VIDEO_FORMAT_GRAY8:
-      kind = DstKind::Gray;
-      return true;
-    case GST_VIDEO_FORMAT_RGBP:
-    case GST_VIDEO_FORMAT_BGRP:
-      kind = DstKind::Planar3;
-      return true;
-    default:
-      return false;
-  }
+    }
+  return false;
 }
 
 Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,

@@ -91,8 +91,8 @@ std::string rect_string(const GstVideoRectangle &r) {
 }
 
 bool inside(const GstVideoRectangle &r, const GstVideoInfo &info) {
-  return r.w > 0 && r.h > 0 && r.x >= 0 && r.y >= 0 &&
-         r.x + r.w <= GST_VIDEO_INFO_WIDTH(&info) && r.y + r.h <= GST_VIDEO_INFO_HEIGHT(&info);
+  return r.w > 0 && r.h > 0 && r.x >= 0 && r.y >= 0 && r.x + r.w <= GST_VIDEO_INFO_WIDTH(&info) &&
+         r.y + r.h <= GST_VIDEO_INFO_HEIGHT(&info);
 }
 
 // Saves what a render changes that GstGL or the caller may rely on (the
@@ -135,8 +135,8 @@ class DrawScope {
 class GlConverterImpl final : public GlConverter {
  public:
   GlConverterImpl(GstGLContext *context, const GstVideoInfo &in, const GstVideoInfo &out,
-                  const gl::SourceLayout &source, const gl::OutputLayout &output,
-                  Glsl glsl, const SamplerFuncs &samplers)
+                  const gl::SourceLayout &source, const gl::OutputLayout &output, Glsl glsl,
+                  const SamplerFuncs &samplers)
       : context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
@@ -149,8 +149,8 @@ class GlConverterImpl final : public GlConverter {
   Result<void> init();
   Result<void> render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                             const ByteTarget &dst, const ConvertParams &params) override;
-  Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
-                             guint dst_texture, const ConvertParams &params) override;
+  Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, guint dst_texture,
+                             const ConvertParams &params) override;
 
  private:
   Result<GstGLShader *> program(unsigned variant);
@@ -221,11 +221,12 @@ Result<void> GlConverterImpl::init() {
 std::string GlConverterImpl::defines(unsigned variant) const {
   static constexpr const char *kSourceDefine[] = {"SOURCE_DIRECT", "SOURCE_SEMI_PLANAR",
                                                   "SOURCE_PLANAR", "SOURCE_PACKED_422"};
-  std::string d = "#version " + glsl_.version + "\n#define EXP " + (getenv("EXP") ? getenv("EXP") : "0") + "\n";
+  std::string d = "#version " + glsl_.version + "\n";
   if (glsl_.gather)
     d += "#define GATHER\n";
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
-  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n" : "#define LUMA g\n#define CHROMA r\n";
+  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
+                          : "#define LUMA g\n#define CHROMA r\n";
   if (variant & kPixels)
     d += "#define PIXELS\n";
   if (variant & kNearest)
@@ -242,8 +243,8 @@ Result<GstGLShader *> GlConverterImpl::program(unsigned variant) {
   GstGLSLProfile profile;
   gst_glsl_version_profile_from_string(glsl_.version.c_str(), &version, &profile);
   const std::string head = defines(variant);
-  GstGLSLStage *vertex = gst_glsl_stage_new_with_string(context_, GL_VERTEX_SHADER, version,
-                                                        profile, (head + gl::kVertexShader).c_str());
+  GstGLSLStage *vertex = gst_glsl_stage_new_with_string(
+      context_, GL_VERTEX_SHADER, version, profile, (head + gl::kVertexShader).c_str());
   GstGLSLStage *fragment = gst_glsl_stage_new_with_string(
       context_, GL_FRAGMENT_SHADER, version, profile, (head + gl::kFragmentShader).c_str());
   GError *raw_error = nullptr;
@@ -306,8 +307,11 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
                              GST_VIDEO_INFO_NAME(&out_) + " has no such layout"};
   if (dst_texture == 0)
     return Error{EINVAL, "destination texture is 0"};
-  const Target target{dst_texture, guint(GST_VIDEO_INFO_WIDTH(&out_)),
-                      guint(GST_VIDEO_INFO_HEIGHT(&out_)), true, {}};
+  const Target target{dst_texture,
+                      guint(GST_VIDEO_INFO_WIDTH(&out_)),
+                      guint(GST_VIDEO_INFO_HEIGHT(&out_)),
+                      true,
+                      {}};
   return render(src, target, params);
 }
 
@@ -400,7 +404,9 @@ void GlConverterImpl::scissor(const Target &target, guint plane, const Box &box)
 
 void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                                          const gl::ByteRows &rows) {
-  gst_gl_shader_set_uniform_1f(shader, "u_bpp", float(output_.planes[plane].bytes_per_pixel));
+  const float bpp = float(output_.planes[plane].bytes_per_pixel);
+  gst_gl_shader_set_uniform_1f(shader, "u_bpp", bpp);
+  gst_gl_shader_set_uniform_1f(shader, "u_inv_bpp", 1.0f / bpp);
   gst_gl_shader_set_uniform_1f(shader, "u_row0", float(target.row0[plane]));
   gst_gl_shader_set_uniform_4fv(shader, "u_bytes", 4, rows.coef[0].data());
   gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
@@ -434,7 +440,8 @@ Result<Glsl> glsl_for(GstGLContext *context) {
     return Glsl{"300 es", false};
   const bool core = gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3, 3, 3);
   if (core || gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL, 3, 3)) {
-    const bool gather = gst_gl_context_check_gl_version(context, GstGLAPI(GST_GL_API_OPENGL3 | GST_GL_API_OPENGL), 4, 0);
+    const bool gather = gst_gl_context_check_gl_version(
+        context, GstGLAPI(GST_GL_API_OPENGL3 | GST_GL_API_OPENGL), 4, 0);
     return Glsl{std::string(gather ? "400" : "330") + (core ? " core" : ""), gather};
   }
   gint major = 0, minor = 0;
@@ -450,12 +457,12 @@ Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
                                                          const GstVideoInfo &out) {
   const auto source = gl::source_layout(GST_VIDEO_INFO_FORMAT(&in));
   if (!source)
-    return Error{EINVAL, std::string("efconvert's GL backend does not read ") +
-                             GST_VIDEO_INFO_NAME(&in)};
+    return Error{EINVAL,
+                 std::string("efconvert's GL backend does not read ") + GST_VIDEO_INFO_NAME(&in)};
   const auto output = gl::output_layout(GST_VIDEO_INFO_FORMAT(&out));
   if (!output)
-    return Error{EINVAL, std::string("efconvert's GL backend does not write ") +
-                             GST_VIDEO_INFO_NAME(&out)};
+    return Error{EINVAL,
+                 std::string("efconvert's GL backend does not write ") + GST_VIDEO_INFO_NAME(&out)};
   auto glsl = glsl_for(context);
   if (!glsl)
     return glsl.error();

@@ -20,7 +20,8 @@ namespace ef::gst {
 // buffer's rows. Plane p starts at row offset[p] / stride (offsets are whole
 // rows). Rendering into such a texture writes any packed or planar format,
 // RGB and RGBP included, and an EGLImage of a memfd can be that texture,
-// so the pass renders straight into the destination's memory.
+// so the pass renders straight into the destination's memory. Only each
+// plane's visible bytes are written: row padding keeps what it held.
 struct ByteTarget {
   guint texture = 0;
   guint stride = 0;  // bytes per row, = texture width
@@ -28,21 +29,53 @@ struct ByteTarget {
   std::array<gsize, GST_VIDEO_MAX_PLANES> offset{};
 };
 
+// Inputs: NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8.
+// Outputs: RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP.
+//
+// What comes out:
+// - Colour: the source's matrix and range from ConvertParams (Kr/Kb as
+//   GstVideoConverter takes them); chroma interpolated between its samples,
+//   sited as the input's GstVideoInfo chroma_site says.
+// - GRAY8 output is full-range luma: Y expanded to 0..255 for YUV sources
+//   (chroma unused), Kr R + Kg G + Kb B for RGB sources with the Kr/Kb of
+//   params.matrix, BT.601's where that is no YUV matrix (RGB caps); the
+//   border is the fill colour's luma by the same weights. (GstVideoConverter
+//   copies a limited-range Y into GRAY8 unexpanded.)
+// - Alpha: RGBA/BGRA sources keep theirs; all others come out opaque. The x
+//   bytes of RGBx/BGRx outputs are 0xff.
+// - Bilinear samples at pixel centres (the plan's map), clamped to the
+//   crop; a 1:1 copy (the content is the turned crop, unscaled) and Nearest
+//   take whole source pixels, so RGB family to RGB family at 1:1 is
+//   bit-exact.
+//
+// GL rules: create, render_* and the destructor's GL work run on the GL
+// thread of `context` (the destructor marshals itself there). A render only
+// issues GL commands: the caller fences or glFinish()es before the CPU, or
+// another context, reads the destination. It restores the bound draw
+// framebuffer, the viewport and the clear colour; it leaves the program
+// (gst_gl_context_clear_shader), the vertex array, texture units 0..2 and
+// their samplers unbound, GL_TEXTURE0 active and the scissor test off.
 class GlConverter {
  public:
   // Compiles the programs for in -> out. Call on the GL thread of `context`.
-  // EINVAL for a format pair it cannot convert.
+  // EINVAL for a format pair it cannot convert; ENOTSUP below GL 3.3 or
+  // GLES 3.0. `in` gives the source textures' sizes and the chroma siting.
   static Result<std::unique_ptr<GlConverter>> create(GstGLContext *context, const GstVideoInfo &in,
                                                      const GstVideoInfo &out);
   virtual ~GlConverter() = default;
 
   // Source textures in GstGL's layout for the input format (NV12: R8 + RG8,
   // I420: 3 x R8, YUY2/UYVY: RG8 w x h, RGBA family: RGBA8, RGB/BGR: RGB8,
-  // GRAY8: R8), one per plane. All calls on the GL thread.
+  // GRAY8: R8), one per plane, of GstGL's sizes for `in` (plane 0 the
+  // frame's, chroma planes their component's). Their filter and wrap
+  // parameters are not used (the converter binds its own sampler). YUY2 and
+  // UYVY of an odd width lack the last V in that layout: the one before it
+  // stands in. All calls on the GL thread.
   virtual Result<void> render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                     const ByteTarget &dst, const ConvertParams &params) = 0;
   // For RGBA, BGRA, RGBx, BGRx outputs as GstGLMemory: renders pixels into
-  // an RGBA8 texture of the output's size.
+  // an RGBA8 texture of the output's size, bytes in memory order (BGRA's
+  // B in the red channel, as GstGL stores it).
   virtual Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                      guint dst_texture, const ConvertParams &params) = 0;
 };

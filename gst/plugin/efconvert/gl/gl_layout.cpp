@@ -100,52 +100,65 @@ ColourTransform rgb_transform(const SourceLayout &source, const ConvertParams &p
 
 std::optional<SourceLayout> source_layout(GstVideoFormat format) {
   switch (format) {
-    case GST_VIDEO_FORMAT_NV12: return yuv_source(SourceKind::SemiPlanar, 2);
-    case GST_VIDEO_FORMAT_I420: return yuv_source(SourceKind::Planar, 3);
-    case GST_VIDEO_FORMAT_YUY2: return yuv_source(SourceKind::Packed422, 1, true);
-    case GST_VIDEO_FORMAT_UYVY: return yuv_source(SourceKind::Packed422, 1, false);
-    case GST_VIDEO_FORMAT_RGBA: return rgb_source(kRgb, true);
-    case GST_VIDEO_FORMAT_BGRA: return rgb_source(kBgr, true);
+    case GST_VIDEO_FORMAT_NV12:
+      return yuv_source(SourceKind::SemiPlanar, 2);
+    case GST_VIDEO_FORMAT_I420:
+      return yuv_source(SourceKind::Planar, 3);
+    case GST_VIDEO_FORMAT_YUY2:
+      return yuv_source(SourceKind::Packed422, 1, true);
+    case GST_VIDEO_FORMAT_UYVY:
+      return yuv_source(SourceKind::Packed422, 1, false);
+    case GST_VIDEO_FORMAT_RGBA:
+      return rgb_source(kRgb, true);
+    case GST_VIDEO_FORMAT_BGRA:
+      return rgb_source(kBgr, true);
     case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_RGB: return rgb_source(kRgb, false);
+    case GST_VIDEO_FORMAT_RGB:
+      return rgb_source(kRgb, false);
     case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_BGR: return rgb_source(kBgr, false);
-    case GST_VIDEO_FORMAT_GRAY8: {
-      SourceLayout s = yuv_source(SourceKind::Direct, 1);
-      s.gray = true;
-      return s;
-    }
-    default: return std::nullopt;
+    case GST_VIDEO_FORMAT_BGR:
+      return rgb_source(kBgr, false);
+    case GST_VIDEO_FORMAT_GRAY8:
+      return yuv_source(SourceKind::Direct, 1);  // Y alone, in the red channel
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<OutputLayout> output_layout(GstVideoFormat format) {
   switch (format) {
-    case GST_VIDEO_FORMAT_RGB: return packed_output(3, {0, 1, 2, -1});
-    case GST_VIDEO_FORMAT_BGR: return packed_output(3, {2, 1, 0, -1});
-    case GST_VIDEO_FORMAT_RGBA: return packed_output(4, {0, 1, 2, 3});
-    case GST_VIDEO_FORMAT_BGRA: return packed_output(4, {2, 1, 0, 3});
-    case GST_VIDEO_FORMAT_RGBx: return packed_output(4, {0, 1, 2, -1});
-    case GST_VIDEO_FORMAT_BGRx: return packed_output(4, {2, 1, 0, -1});
-    case GST_VIDEO_FORMAT_RGBP: return planar_output(kRgb);
-    case GST_VIDEO_FORMAT_BGRP: return planar_output(kBgr);
+    case GST_VIDEO_FORMAT_RGB:
+      return packed_output(3, {0, 1, 2, -1});
+    case GST_VIDEO_FORMAT_BGR:
+      return packed_output(3, {2, 1, 0, -1});
+    case GST_VIDEO_FORMAT_RGBA:
+      return packed_output(4, {0, 1, 2, 3});
+    case GST_VIDEO_FORMAT_BGRA:
+      return packed_output(4, {2, 1, 0, 3});
+    case GST_VIDEO_FORMAT_RGBx:
+      return packed_output(4, {0, 1, 2, -1});
+    case GST_VIDEO_FORMAT_BGRx:
+      return packed_output(4, {2, 1, 0, -1});
+    case GST_VIDEO_FORMAT_RGBP:
+      return planar_output(kRgb);
+    case GST_VIDEO_FORMAT_BGRP:
+      return planar_output(kBgr);
     case GST_VIDEO_FORMAT_GRAY8: {
       OutputLayout o = packed_output(1, {0, -1, -1, -1});
       o.gray = true;
       return o;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 ColourTransform colour_transform(const SourceLayout &source, const GstVideoInfo &in,
                                  const ConvertParams &params, bool gray_out) {
-  return source.yuv ? yuv_transform(in, params, gray_out)
-                    : rgb_transform(source, params, gray_out);
+  return source.yuv ? yuv_transform(in, params, gray_out) : rgb_transform(source, params, gray_out);
 }
 
-ByteRows content_rows(const ColourTransform &colour, const OutputPlane &plane,
-                      bool source_alpha) {
+ByteRows content_rows(const ColourTransform &colour, const OutputPlane &plane, bool source_alpha) {
   ByteRows rows;
   for (int b = 0; b < 4; ++b) {
     const int channel = plane.byte_channel[b];
@@ -206,14 +219,14 @@ Geometry plan_geometry(const ConvertParams &params) {
 }
 
 std::array<float, 4> chroma_siting(const GstVideoInfo &in) {
-  // Chroma sample k sits between luma pixels 2k and 2k+1 (offset 0), or on
-  // luma pixel 2k when cosited (offset half a luma pixel).
+  // Chroma sample k sits between luma pixels 2k and 2k+1, or on luma pixel
+  // 2k when cosited: half a luma pixel further on.
   const guint w_sub = GST_VIDEO_FORMAT_INFO_W_SUB(in.finfo, 1);
   const guint h_sub = GST_VIDEO_FORMAT_INFO_H_SUB(in.finfo, 1);
   const bool h_cosited = w_sub && (in.chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED);
   const bool v_cosited = h_sub && (in.chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED);
-  return {float(1u << w_sub), float(1u << h_sub), h_cosited ? 0.5f : 0.0f,
-          v_cosited ? 0.5f : 0.0f};
+  const float sx = 1.0f / float(1u << w_sub), sy = 1.0f / float(1u << h_sub);
+  return {sx, sy, h_cosited ? 0.5f * sx : 0.0f, v_cosited ? 0.5f * sy : 0.0f};
 }
 
 }  // namespace ef::gst::gl

@@ -25,8 +25,7 @@ enum class SourceKind {
 struct SourceLayout {
   SourceKind kind = SourceKind::Direct;
   guint n_textures = 1;
-  bool yuv = false;   // texture channels are Y, U, V (GRAY8: Y only)
-  bool gray = false;  // GRAY8: Y in the red channel, no chroma
+  bool yuv = false;    // texture channels are Y, U, V (GRAY8: Y only)
   bool alpha = false;  // the texture's fourth channel is alpha (not x padding)
   // Which texture channel holds R, G and B (RGB sources).
   std::array<int, 3> rgb_channel{0, 1, 2};
@@ -91,7 +90,7 @@ struct Geometry {
 Geometry plan_geometry(const ConvertParams &params);
 
 // Chroma sample spacing and siting for the shader: chroma coordinate =
-// (luma coordinate + offset) / subsampling, per axis.
+// luma coordinate * xy + zw, per axis.
 std::array<float, 4> chroma_siting(const GstVideoInfo &in);
 
 }  // namespace ef::gst::gl

@@ -30,7 +30,7 @@ uniform sampler2D u_tex1;
 uniform sampler2D u_tex2;
 uniform vec2 u_inv_size0;     // 1 / size of plane 0
 uniform vec2 u_inv_size1;     // 1 / size of the chroma planes
-uniform vec4 u_chroma;        // chroma coordinate = (luma coordinate + zw) / xy
+uniform vec4 u_chroma;        // chroma coordinate = luma coordinate * xy + zw
 uniform ivec2 u_chroma_last;  // last chroma texel (SEMI_PLANAR, PLANAR)
 uniform ivec4 u_packed;       // PACKED_422: texture width, height, last chroma sample
 
@@ -43,8 +43,9 @@ uniform vec4 u_clamp;  // points stay between the crop's edge pixel centres
 // The output plane being drawn: byte b of a pixel is
 // clamp(dot(u_bytes[b], sample) + u_const[b]), sample = (Y, U, V, 1) or the
 // source texel; the colour matrix, channel order and padding are in them.
-uniform float u_bpp;  // bytes a pixel
-uniform float u_row0;  // first row of the plane in the byte texture
+uniform float u_bpp;      // bytes a pixel
+uniform float u_inv_bpp;  // 1 / u_bpp
+uniform float u_row0;     // first row of the plane in the byte texture
 uniform vec4 u_bytes[4];
 uniform vec4 u_const;
 
@@ -70,7 +71,7 @@ vec4 plane0(vec2 p) {
 }
 
 vec2 chroma_point(vec2 luma) {
-  return (luma + u_chroma.zw) / u_chroma.xy;
+  return luma * u_chroma.xy + u_chroma.zw;
 }
 
 // Chroma is interpolated between its samples also under NEAREST (as
@@ -121,15 +122,7 @@ vec4 fetch(vec2 centre) {
 #elif defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
 vec4 fetch(vec2 centre) {
   vec2 p = luma_point(centre);
-#if EXP == 1
-  return vec4(0.5, 0.5, 0.5, 1.0);
-#elif EXP == 2
-  return vec4(plane0(p).r, 0.5, 0.5, 1.0);
-#elif EXP == 3
-  return vec4(0.5, chroma(p), 1.0);
-#else
   return vec4(plane0(p).r, chroma(p), 1.0);
-#endif
 }
 #elif defined(SOURCE_PACKED_422)
 // Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. An odd width
@@ -174,9 +167,9 @@ void main() {
 #ifdef PIXELS
   vec2 px = frag;
 #else
-  // Texel x of a byte texture is byte x of the row: byte x % bpp of pixel
-  // x / bpp. (x + 0.5) / bpp is never near a whole number.
-  float x = floor((frag.x + 0.5) / u_bpp);
+  // Texel x of a byte texture is byte x % bpp of pixel x / bpp. (x + 0.5)
+  // / bpp is never within 1/6 of a whole number, far beyond float error.
+  float x = floor((frag.x + 0.5) * u_inv_bpp);
   int b = int(frag.x - x * u_bpp);
   vec2 px = vec2(x, frag.y - u_row0);
 #endif
@@ -185,11 +178,16 @@ void main() {
 #else
   vec4 s = fetch(px + 0.5);
 #endif
+  vec4 bytes =
+      vec4(dot(u_bytes[0], s), dot(u_bytes[1], s), dot(u_bytes[2], s), dot(u_bytes[3], s)) +
+      u_const;
 #ifdef PIXELS
-  vec4 bytes = vec4(dot(u_bytes[0], s), dot(u_bytes[1], s), dot(u_bytes[2], s), dot(u_bytes[3], s));
-  o_color = clamp(bytes + u_const, 0.0, 1.0);
+  o_color = clamp(bytes, 0.0, 1.0);
 #else
-  o_color = vec4(clamp(dot(u_bytes[b], s) + u_const[b], 0.0, 1.0));
+  // All four candidates, then a select: cheaper on llvmpipe than indexing
+  // the uniform array with a per-fragment index.
+  float v = b == 0 ? bytes.x : b == 1 ? bytes.y : b == 2 ? bytes.z : bytes.w;
+  o_color = vec4(clamp(v, 0.0, 1.0));
 #endif
 }
 )";

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GL backend behind the element: the source as textures (imported by
+// identity, or the input's own GL memory, or uploaded), one shader pass, and
+// the destination as a render target (an fd-backed output imported by
+// identity, so the pass writes straight into its memory; plain memory is
+// rendered into a scratch texture and read back).
+#include <gst/allocators/allocators.h>
+#include <gst/gl/gstglfuncs.h>
+
+#include <atomic>
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/buffer_source.hpp"
+#include "common/egl_import.hpp"
+#include "common/frame_layout.hpp"
+#include "common/texture_uploader.hpp"
+#include "ef/import_cache.hpp"
+#include "efconvert/backend.hpp"
+#include "gl_converter.hpp"
+#include "gst_ptr.hpp"
+
+#define GST_CAT_DEFAULT gst_ef_convert_debug
+
+namespace ef::gst {
+
+namespace {
+
+// The source planes as textures for one frame; holds what keeps them valid.
+struct SourceTextures {
+  std::array<guint, GST_VIDEO_MAX_PLANES> ids{};
+  ImportCache<EglImport>::Handle import;  // an imported source
+  BufferPtr uploaded;                     // an uploaded copy
+  GstBuffer *mapped = nullptr;            // GL memory mapped for GL
+  std::array<GstMapInfo, GST_VIDEO_MAX_PLANES> maps{};
+  guint n_mapped = 0;
+
+  ~SourceTextures() {
+    for (guint p = 0; p < n_mapped; ++p)
+      gst_memory_unmap(maps[p].memory, &maps[p]);
+  }
+};
+
+bool all_fd_memory(GstBuffer *buffer) {
+  for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
+    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, i)))
+      return false;
+  return gst_buffer_n_memory(buffer) > 0;
+}
+
+// Maps each GL memory of `buffer` for GL, which uploads pending CPU writes,
+// and collects the texture ids.
+Result<void> map_gl_textures(GstBuffer *buffer, SourceTextures &tex) {
+  for (guint p = 0; p < gst_buffer_n_memory(buffer) && p < GST_VIDEO_MAX_PLANES; ++p) {
+    GstMemory *mem = gst_buffer_peek_memory(buffer, p);
+    if (!gst_is_gl_memory(mem) ||
+        !gst_memory_map(mem, &tex.maps[p], GstMapFlags(GST_MAP_READ | GST_MAP_GL)))
+      return Error{EIO, "cannot map input texture " + std::to_string(p) + " for GL"};
+    tex.n_mapped = p + 1;
+    tex.ids[p] = *reinterpret_cast<guint *>(tex.maps[p].data);
+  }
+  return {};
+}
+
+// The output as one GRAY8 "image" of stride x rows, which is what the byte
+// texture of the pass is. Only possible when every plane shares the stride
+// and starts on a row, as efconvert's and most pools' layouts do.
+std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
+                                       ByteTarget &target) {
+  GstVideoInfo real = info;
+  if (GstVideoMeta *meta = gst_buffer_get_video_meta(out))
+    for (guint p = 0; p < meta->n_planes; ++p) {
+      real.stride[p] = meta->stride[p];
+      real.offset[p] = meta->offset[p];
+    }
+  const gint stride = real.stride[0];
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&real); ++p)
+    if (real.stride[p] != stride || real.offset[p] % gsize(stride) != 0)
+      return std::nullopt;
+  if (gst_buffer_n_memory(out) != 1)
+    return std::nullopt;
+  const gsize size = gst_buffer_get_size(out);
+  FrameLayout layout;
+  gst_video_info_set_format(&layout.info, GST_VIDEO_FORMAT_GRAY8, guint(stride),
+                            guint(size / gsize(stride)));
+  layout.info.stride[0] = stride;
+  layout.n_planes = 1;
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  layout.planes[0] = {0, gsize(mem->offset), size};
+  target.stride = guint(stride);
+  target.rows = guint(size / gsize(stride));
+  for (guint p = 0; p < GST_VIDEO_MAX_PLANES; ++p)
+    target.offset[p] = real.offset[p];
+  return layout;
+}
+
+class GlBackend : public ConvertBackend {
+ public:
+  GlBackend(GstElement *element, GstGLContext *context, const GstVideoInfo &in,
+            const GstVideoInfo &out, std::unique_ptr<GlConverter> converter,
+            uint32_t cache_capacity)
+      : element_(element),
+        context_(GST_GL_CONTEXT(gst_object_ref(context))),
+        in_(in),
+        out_(out),
+        converter_(std::move(converter)),
+        src_cache_(cache_capacity),
+        dst_cache_(cache_capacity) {}
+
+  ~GlBackend() override {
+    src_cache_.clear();
+    dst_cache_.clear();
+    uploader_.reset();
+    if (scratch_) {
+      gst_gl_context_thread_add(
+          context_,
+          [](GstGLContext *ctx, gpointer tex) { ctx->gl_vtable->DeleteTextures(1, (guint *)tex); },
+          &scratch_);
+    }
+    // The converter's GL objects die on the GL thread too.
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer c) { static_cast<GlBackend *>(c)->converter_.reset(); }, this);
+    gst_object_unref(context_);
+  }
+
+  const char *name() const override { return "gl"; }
+
+  BackendStats stats() const override {
+    BackendStats s;
+    ImportCacheStats src = src_cache_.stats(), dst = dst_cache_.stats();
+    s.src_hits = src.hits;
+    s.src_misses = src.misses;
+    s.dst_hits = dst.hits;
+    s.dst_misses = dst.misses;
+    s.refusals = src.refusals + dst.refusals;
+    s.uploads = uploads_.load();
+    s.readbacks = readbacks_.load();
+    s.declines = declines_.load();
+    return s;
+  }
+
+  Result<void> convert(GstBuffer *in, GstBuffer *out, const ConvertParams &params) override {
+    SourceTextures src;
+    if (auto got = source_textures(in, src); !got)
+      return got;
+    ByteTarget target;
+    auto layout = byte_layout(out, out_, target);
+    if (!layout)
+      return Error{EINVAL, "the output's planes do not share one stride"};
+    ImportCache<EglImport>::Handle dst;
+    if (all_fd_memory(out)) {
+      auto key = frame_import_key(out, *layout);
+      if (key) {
+        BufferSource source(out, *layout, *key);
+        auto got = dst_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
+          return EglImport::create(context_, out, *layout, layout->info);
+        });
+        if (got)
+          dst = got->import;
+        else
+          GST_INFO_OBJECT(element_, "destination not imported: %s", got.error().message.c_str());
+      }
+    }
+    return dst ? render_into(src, dst->textures()[0], target, params)
+               : render_and_read_back(src, out, target, params);
+  }
+
+ private:
+  Result<void> source_textures(GstBuffer *in, SourceTextures &tex) {
+    if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
+      return map_gl_textures(in, tex);
+    auto layout = locate_planes(in, in_);
+    if (!layout)
+      return layout.error();
+    if (all_fd_memory(in)) {
+      auto key = frame_import_key(in, *layout);
+      if (key) {
+        BufferSource source(in, *layout, *key);
+        auto got = src_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
+          return EglImport::create(context_, in, *layout, in_);
+        });
+        if (got) {
+          tex.import = got->import;
+          tex.ids = tex.import->textures();
+          return {};
+        }
+        GST_INFO_OBJECT(element_, "source not imported, uploading: %s",
+                        got.error().message.c_str());
+      }
+    }
+    declines_++;
+    if (!uploader_)
+      uploader_ = std::make_unique<TextureUploader>(context_, in_);
+    auto buffer = uploader_->acquire();
+    if (!buffer)
+      return buffer.error();
+    tex.uploaded.reset(*buffer);
+    if (auto copied = uploader_->copy(in, *buffer); !copied)
+      return copied;
+    uploads_++;
+    return map_gl_textures(*buffer, tex);
+  }
+
+  struct RenderJob {
+    GlBackend *self;
+    const SourceTextures *src;
+    guint texture;
+    const ByteTarget *target;
+    const ConvertParams *params;
+    guint8 *read_into;  // non-null: glReadPixels the result here
+    Result<void> result;
+  };
+
+  static void render_on_gl_thread(GstGLContext *ctx, gpointer data) {
+    auto *job = static_cast<RenderJob *>(data);
+    const GstGLFuncs *gl = ctx->gl_vtable;
+    ByteTarget target = *job->target;
+    target.texture = job->texture;
+    job->result = job->self->converter_->render_bytes(job->src->ids, target, *job->params);
+    if (!job->result)
+      return;
+    if (job->read_into) {
+      GLuint fbo = 0;
+      gl->GenFramebuffers(1, &fbo);
+      gl->BindFramebuffer(GL_FRAMEBUFFER, fbo);
+      gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, job->texture,
+                               0);
+      gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
+      gl->ReadPixels(0, 0, GLsizei(target.stride), GLsizei(target.rows), GL_RED, GL_UNSIGNED_BYTE,
+                     job->read_into);
+      gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
+      gl->DeleteFramebuffers(1, &fbo);
+    } else {
+      // The output goes downstream, maybe to the CPU, as soon as we return.
+      gl->Finish();
+    }
+  }
+
+  Result<void> render_into(const SourceTextures &src, guint texture, const ByteTarget &target,
+                           const ConvertParams &params) {
+    RenderJob job{this, &src, texture, &target, &params, nullptr, {}};
+    gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
+    return job.result;
+  }
+
+  Result<void> render_and_read_back(const SourceTextures &src, GstBuffer *out,
+                                    const ByteTarget &target, const ConvertParams &params) {
+    declines_++;
+    if (!ensure_scratch(target))
+      return Error{EIO, "cannot make the scratch render target"};
+    GstMapInfo map;
+    if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
+      return Error{EIO, "cannot map the output buffer"};
+    RenderJob job{this, &src, scratch_, &target, &params, map.data, {}};
+    gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
+    gst_buffer_unmap(out, &map);
+    readbacks_++;
+    return job.result;
+  }
+
+  bool ensure_scratch(const ByteTarget &target) {
+    if (scratch_ && scratch_w_ == target.stride && scratch_h_ == target.rows)
+      return true;
+    struct Make {
+      guint *tex;
+      guint w, h;
+    } make{&scratch_, target.stride, target.rows};
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *ctx, gpointer data) {
+          auto *m = static_cast<Make *>(data);
+          const GstGLFuncs *gl = ctx->gl_vtable;
+          if (*m->tex)
+            gl->DeleteTextures(1, m->tex);
+          gl->GenTextures(1, m->tex);
+          gl->BindTexture(GL_TEXTURE_2D, *m->tex);
+          // Zeroed: the pass writes visible bytes only, and the padding is
+          // read back too.
+          std::vector<guint8> zeros(size_t(m->w) * m->h, 0);
+          gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+          gl->TexImage2D(GL_TEXTURE_2D, 0, GL_R8, GLsizei(m->w), GLsizei(m->h), 0, GL_RED,
+                         GL_UNSIGNED_BYTE, zeros.data());
+          gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+          gl->BindTexture(GL_TEXTURE_2D, 0);
+        },
+        &make);
+    scratch_w_ = target.stride;
+    scratch_h_ = target.rows;
+    return scratch_ != 0;
+  }
+
+  GstElement *element_;
+  GstGLContext *context_;
+  GstVideoInfo in_, out_;
+  std::unique_ptr<GlConverter> converter_;
+  ImportCache<EglImport> src_cache_, dst_cache_;
+  std::unique_ptr<TextureUploader> uploader_;
+  guint scratch_ = 0, scratch_w_ = 0, scratch_h_ = 0;
+  std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
+                                                        const GstVideoInfo &in,
+                                                        const GstVideoInfo &out,
+                                                        uint32_t cache_capacity) {
+  struct Create {
+    const GstVideoInfo *in, *out;
+    std::optional<Result<std::unique_ptr<GlConverter>>> result;
+  } create{&in, &out, std::nullopt};
+  gst_gl_context_thread_add(
+      context,
+      [](GstGLContext *ctx, gpointer data) {
+        auto *c = static_cast<Create *>(data);
+        c->result = GlConverter::create(ctx, *c->in, *c->out);
+      },
+      &create);
+  if (!*create.result)
+    return create.result->error();
+  return std::unique_ptr<ConvertBackend>(std::make_unique<GlBackend>(
+      element, context, in, out, std::move(*create.result).value(), cache_capacity));
+}
+
+}  // namespace ef::gst

@@ -1,0 +1,980 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GL backend of efconvert below the element: sources uploaded by GstGL,
+// one pass into a byte texture, read back and compared with GstVideoConverter
+// on the same frame. Every input x output pair; directions, methods,
+// colorimetries, borders, odd sizes; the pass into a memfd's EGLImage.
+#include <gst/gl/egl/gsteglimage.h>
+#include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
+#include <gst/video/video.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+// After the standard headers: gstcheck.h defines fail(), a name the C++
+// streams declare too.
+#include "check_gl_main.hpp"
+#include "efconvert/convert_params.hpp"
+#include "efconvert/gl/gl_converter.hpp"
+#include "frames.hpp"
+#include "gst_ptr.hpp"
+
+namespace {
+
+using ef::gst::BufferPtr;
+using ef::gst::ByteTarget;
+using ef::gst::ConvertParams;
+using ef::gst::GlConverter;
+using ef::gst::ObjectPtr;
+using ef::gst::ScaleMethod;
+
+constexpr GstVideoFormat kInputs[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+    GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_GRAY8};
+constexpr GstVideoFormat kOutputs[] = {
+    GST_VIDEO_FORMAT_RGB,   GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_BGRP};
+constexpr GstVideoOrientationMethod kDirections[] = {
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL};
+
+bool is_rgb_family(GstVideoFormat format) {
+  return GST_VIDEO_FORMAT_INFO_IS_RGB(gst_video_format_get_info(format));
+}
+
+std::string format_name(GstVideoFormat format) {
+  return gst_video_format_to_string(format);
+}
+
+// ---------------------------------------------------------------------------
+// GL plumbing
+
+struct GlContext {
+  ObjectPtr<GstGLDisplay> display;
+  ObjectPtr<GstGLContext> context;
+
+  GlContext() {
+    display.reset(gst_gl_display_new());
+    context.reset(gst_gl_context_new(display.get()));
+    GError *error = nullptr;
+    fail_unless(gst_gl_context_create(context.get(), nullptr, &error), "no GL context: %s",
+                error ? error->message : "?");
+  }
+  const GstGLFuncs *gl() const { return context->gl_vtable; }
+
+  // Runs `work` on the GL thread and waits for it.
+  void run(const std::function<void()> &work) const {
+    gst_gl_context_thread_add(
+        context.get(),
+        [](GstGLContext *, gpointer data) {
+          (*static_cast<const std::function<void()> *>(data))();
+        },
+        const_cast<std::function<void()> *>(&work));
+  }
+};
+
+// A texture made and read back here: the byte target of render_bytes
+// (GL_R8, one texel a byte) or the RGBA8 target of render_pixels.
+class TestTexture {
+ public:
+  TestTexture(const GlContext &gl, guint width, guint height, bool rgba)
+      : gl_(gl), width_(width), height_(height), rgba_(rgba) {
+    gl.run([&] {
+      const GstGLFuncs *f = gl.gl();
+      // A sentinel shows bytes the pass should not have written.
+      std::vector<guint8> sentinel(bytes(), kSentinel);
+      f->GenTextures(1, &texture_);
+      f->BindTexture(GL_TEXTURE_2D, texture_);
+      f->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+      f->TexImage2D(GL_TEXTURE_2D, 0, rgba ? GL_RGBA8 : GL_R8, GLsizei(width), GLsizei(height), 0,
+                    rgba ? GL_RGBA : GL_RED, GL_UNSIGNED_BYTE, sentinel.data());
+      // Back to the default: GstGL uploads RGB with a row length that
+      // counts on an alignment of 4.
+      f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+      f->BindTexture(GL_TEXTURE_2D, 0);
+    });
+  }
+  ~TestTexture() {
+    gl_.run([&] { gl_.gl()->DeleteTextures(1, &texture_); });
+  }
+  TestTexture(const TestTexture &) = delete;
+  TestTexture &operator=(const TestTexture &) = delete;
+
+  static constexpr guint8 kSentinel = 0xa5;
+  guint texture() const { return texture_; }
+  gsize bytes() const { return gsize(width_) * height_ * (rgba_ ? 4 : 1); }
+
+  // Reads the texture back through a framebuffer. Call on the GL thread.
+  std::vector<guint8> read() const {
+    const GstGLFuncs *f = gl_.gl();
+    std::vector<guint8> data(bytes());
+    GLuint fbo = 0;
+    f->GenFramebuffers(1, &fbo);
+    f->BindFramebuffer(GL_FRAMEBUFFER, fbo);
+    f->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture_, 0);
+    f->PixelStorei(GL_PACK_ALIGNMENT, 1);
+    f->ReadPixels(0, 0, GLsizei(width_), GLsizei(height_), rgba_ ? GL_RGBA : GL_RED,
+                  GL_UNSIGNED_BYTE, data.data());
+    f->PixelStorei(GL_PACK_ALIGNMENT, 4);
+    f->BindFramebuffer(GL_FRAMEBUFFER, 0);
+    f->DeleteFramebuffers(1, &fbo);
+    return data;
+  }
+
+ private:
+  const GlContext &gl_;
+  guint width_, height_;
+  bool rgba_;
+  GLuint texture_ = 0;
+};
+
+// A frame uploaded by GstGL into its own textures (GstGLBufferPool's
+// layout, which is what efupload and glupload hand downstream).
+class GlFrame {
+ public:
+  GlFrame(const GlContext &gl, const GstVideoFrame &source) {
+    GstVideoInfo info = source.info;
+    ef::gst::CapsPtr caps(gst_video_info_to_caps(&info));
+    gst_caps_set_features(caps.get(), 0,
+                          gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+    pool_.reset(gst_gl_buffer_pool_new(gl.context.get()));
+    GstStructure *config = gst_buffer_pool_get_config(pool_.get());
+    gst_buffer_pool_config_set_params(config, caps.get(), guint(info.size), 0, 0);
+    fail_unless(gst_buffer_pool_set_config(pool_.get(), config));
+    fail_unless(gst_buffer_pool_set_active(pool_.get(), TRUE));
+    GstBuffer *buffer = nullptr;
+    fail_unless(gst_buffer_pool_acquire_buffer(pool_.get(), &buffer, nullptr) == GST_FLOW_OK);
+    buffer_.reset(buffer);
+    // Written through the CPU mapping; mapping for GL then uploads.
+    GstVideoFrame cpu;
+    fail_unless(gst_video_frame_map(&cpu, &info, buffer, GST_MAP_WRITE));
+    fail_unless(gst_video_frame_copy(&cpu, &source));
+    gst_video_frame_unmap(&cpu);
+    fail_unless(
+        gst_video_frame_map(&gl_frame_, &info, buffer, GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&gl_frame_); ++p)
+      textures_[p] = *static_cast<guint *>(gl_frame_.data[p]);
+  }
+  ~GlFrame() {
+    gst_video_frame_unmap(&gl_frame_);
+    buffer_.reset();
+    gst_buffer_pool_set_active(pool_.get(), FALSE);
+  }
+  GlFrame(const GlFrame &) = delete;
+  GlFrame &operator=(const GlFrame &) = delete;
+
+  const std::array<guint, GST_VIDEO_MAX_PLANES> &textures() const { return textures_; }
+
+ private:
+  ObjectPtr<GstBufferPool> pool_;
+  BufferPtr buffer_;
+  GstVideoFrame gl_frame_;
+  std::array<guint, GST_VIDEO_MAX_PLANES> textures_{};
+};
+
+// ---------------------------------------------------------------------------
+// Frames in system memory
+
+// A mapped system-memory frame that unmaps and frees itself.
+class Frame {
+ public:
+  explicit Frame(const GstVideoInfo &info) : info_(info) {
+    buffer_.reset(gst_buffer_new_allocate(nullptr, info.size, nullptr));
+    gst_buffer_memset(buffer_.get(), 0, 0xff, info.size);  // x bytes of RGBx read as opaque
+    fail_unless(gst_video_frame_map(&frame_, &info_, buffer_.get(), GST_MAP_READWRITE));
+  }
+  ~Frame() { gst_video_frame_unmap(&frame_); }
+  Frame(const Frame &) = delete;
+  Frame &operator=(const Frame &) = delete;
+
+  GstVideoFrame *get() { return &frame_; }
+  const GstVideoFrame *get() const { return &frame_; }
+  const GstVideoInfo &info() const { return frame_.info; }
+  guint8 &at(guint comp, gint x, gint y) {
+    return static_cast<guint8 *>(
+        GST_VIDEO_FRAME_COMP_DATA(&frame_, comp))[y * GST_VIDEO_FRAME_COMP_STRIDE(&frame_, comp) +
+                                                  x * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame_, comp)];
+  }
+  guint8 at(guint comp, gint x, gint y) const { return const_cast<Frame *>(this)->at(comp, x, y); }
+  // All planes, as laid out in the one system memory.
+  guint8 *bytes() { return static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame_, 0)); }
+  gsize size() const { return frame_.info.size; }
+
+ private:
+  GstVideoInfo info_;
+  BufferPtr buffer_;
+  GstVideoFrame frame_;
+};
+
+enum class Content { Smooth, Noise };
+
+// Smooth: sums of slow waves (periods of 80 pixels and more), where a
+// bilinear sample, GstVideoConverter's wider downscaling kernel and its
+// corner-to-corner upscale agree within a few levels, as on camera frames.
+// Noise: every byte different, what shows a pixel taken from the wrong place.
+void fill_content(Frame &frame, Content content, uint32_t seed) {
+  if (content == Content::Noise) {
+    ef::test::fill_frame(frame.get(), seed);
+    return;
+  }
+  const GstVideoInfo &info = frame.info();
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); ++c) {
+    const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, c);
+    const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, c);
+    for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); ++y)
+      for (gint x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, c); ++x) {
+        const double X = double(x << ws), Y = double(y << hs);
+        const double v = 128 + 70 * std::sin(0.08 * X + 0.03 * Y + 1.7 * c + seed) +
+                         40 * std::cos(0.025 * X - 0.07 * Y + 0.9 * c);
+        frame.at(c, x, y) = guint8(std::clamp(std::lround(v), 0L, 255L));
+      }
+  }
+}
+
+GstVideoInfo video_info(GstVideoFormat format, guint width, guint height,
+                        const char *colorimetry = nullptr) {
+  GstVideoInfo info;
+  fail_unless(gst_video_info_set_format(&info, format, width, height));
+  if (colorimetry)
+    fail_unless(gst_video_colorimetry_from_string(&info.colorimetry, colorimetry));
+  return info;
+}
+
+// ---------------------------------------------------------------------------
+// The reference: GstVideoConverter scales and colour-converts the crop into
+// an unturned image of the content's size; turning it, placing it and the
+// borders are done here by hand.
+
+// R, G, B, A on the 8-bit scale, unrounded.
+using Rgba = std::array<double, 4>;
+
+struct Image {
+  gint w = 0, h = 0;
+  std::vector<Rgba> px;
+  Image(gint width, gint height) : w(width), h(height), px(gsize(width) * height) {}
+  Rgba &at(gint x, gint y) { return px[gsize(y) * w + x]; }
+};
+
+void convert_with_gst(const GstVideoFrame &src, GstVideoFrame &dst, const GstVideoRectangle &crop,
+                      ScaleMethod method) {
+  // GstVideoConverter's own choice of taps: its bilinear upscale maps corner
+  // to corner, its downscale widens the kernel; on smooth frames both stay
+  // within a level or two of a plain bilinear sample. Quantization 2 with
+  // no dithering changes nothing in the generic path but keeps it off the
+  // fast paths, which replicate chroma and ignore the range.
+  GstStructure *options = gst_structure_new(
+      "options", GST_VIDEO_CONVERTER_OPT_SRC_X, G_TYPE_INT, crop.x, GST_VIDEO_CONVERTER_OPT_SRC_Y,
+      G_TYPE_INT, crop.y, GST_VIDEO_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, crop.w,
+      GST_VIDEO_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, crop.h,
+      GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
+      method == ScaleMethod::Nearest ? GST_VIDEO_RESAMPLER_METHOD_NEAREST
+                                     : GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+      GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+      GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION, G_TYPE_UINT, 2u, nullptr);
+  GstVideoConverter *converter = gst_video_converter_new(
+      const_cast<GstVideoInfo *>(&src.info), const_cast<GstVideoInfo *>(&dst.info), options);
+  fail_unless(converter != nullptr);
+  gst_video_converter_frame(converter, &src, &dst);
+  gst_video_converter_free(converter);
+}
+
+bool source_is_yuv(const GstVideoInfo &in) {
+  return !GST_VIDEO_INFO_IS_RGB(&in);  // YUV formats and GRAY8
+}
+
+// The luma weights of GRAY8 output: the source's Kr/Kb, BT.601 for RGB.
+void luma_weights(const GstVideoInfo &in, const ConvertParams &params, double &kr, double &kb) {
+  kr = 0.299, kb = 0.114;
+  if (source_is_yuv(in))
+    gst_video_color_matrix_get_Kr_Kb(params.matrix, &kr, &kb);
+}
+
+// Colour first, into 16-bit ARGB at the source's size, then the geometry on
+// that. GstVideoConverter's 8-bit path converts Y'CbCr with coefficients a
+// few levels low (NV12 120,140,110 gives G 127 for 131.0; its 16-bit path
+// is within a level and a half), and while it scales vertically it stops
+// interpolating 4:2:0 chroma between rows on some output lines.
+Image rgba_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
+                    gint h) {
+  const GstVideoInfo &in = src.info();
+  Frame full(
+      video_info(GST_VIDEO_FORMAT_ARGB64, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)));
+  convert_with_gst(*src.get(), *full.get(),
+                   {0, 0, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)}, method);
+  Frame wide(video_info(GST_VIDEO_FORMAT_ARGB64, guint(w), guint(h)));
+  convert_with_gst(*full.get(), *wide.get(), crop, method);
+  Image image(w, h);
+  const GstVideoFrame *f = wide.get();
+  for (gint y = 0; y < h; ++y)
+    for (gint x = 0; x < w; ++x)
+      for (guint c = 0; c < 4; ++c) {
+        const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_COMP_DATA(f, c)) +
+                          y * GST_VIDEO_FRAME_COMP_STRIDE(f, c);
+        const guint16 v =
+            reinterpret_cast<const guint16 *>(row + x * GST_VIDEO_FRAME_COMP_PSTRIDE(f, c))[0];
+        image.at(x, y)[c] = v / 257.0;
+      }
+  return image;
+}
+
+// GstVideoConverter writes a YUV source's Y unchanged into GRAY8 whatever
+// the ranges say. GRAY8 output is defined as full-range luma, so the
+// reference scales the luma plane as GRAY8 and expands the range here.
+Image luma_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
+                    gint h) {
+  const GstVideoInfo &in = src.info();
+  Frame luma(
+      video_info(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)));
+  for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&in); ++y)
+    for (gint x = 0; x < GST_VIDEO_INFO_WIDTH(&in); ++x)
+      luma.at(0, x, y) = src.at(0, x, y);
+  Frame scaled(video_info(GST_VIDEO_FORMAT_GRAY8, guint(w), guint(h)));
+  convert_with_gst(*luma.get(), *scaled.get(), crop, method);
+  const bool limited = in.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235;
+  Image image(w, h);
+  for (gint y = 0; y < h; ++y)
+    for (gint x = 0; x < w; ++x) {
+      const double v = scaled.at(0, x, y);
+      const double l = limited ? (v - 16) * 255.0 / 219.0 : v;
+      image.at(x, y) = {l, l, l, 255};
+    }
+  return image;
+}
+
+Image reference_content(const Frame &src, const GstVideoInfo &out, const ConvertParams &params,
+                        gint w, gint h) {
+  const bool gray = GST_VIDEO_INFO_FORMAT(&out) == GST_VIDEO_FORMAT_GRAY8;
+  if (gray && source_is_yuv(src.info()))
+    return luma_with_gst(src, params.crop, params.method, w, h);
+  Image image = rgba_with_gst(src, params.crop, params.method, w, h);
+  if (gray) {
+    double kr, kb;
+    luma_weights(src.info(), params, kr, kb);
+    for (Rgba &p : image.px) {
+      const double l = kr * p[0] + (1 - kr - kb) * p[1] + kb * p[2];
+      p = {l, l, l, p[3]};
+    }
+  }
+  return image;
+}
+
+// Where content pixel (x, y) of a turned output comes from in the unturned
+// image of cw x ch (turned) pixels. Written out per direction, apart from
+// convert_params, so that the two have to agree.
+void unturn(GstVideoOrientationMethod d, gint x, gint y, gint cw, gint ch, gint &ux, gint &uy) {
+  switch (d) {
+    case GST_VIDEO_ORIENTATION_90R:
+      ux = y, uy = cw - 1 - x;
+      break;
+    case GST_VIDEO_ORIENTATION_180:
+      ux = cw - 1 - x, uy = ch - 1 - y;
+      break;
+    case GST_VIDEO_ORIENTATION_90L:
+      ux = ch - 1 - y, uy = x;
+      break;
+    case GST_VIDEO_ORIENTATION_HORIZ:
+      ux = cw - 1 - x, uy = y;
+      break;
+    case GST_VIDEO_ORIENTATION_VERT:
+      ux = x, uy = ch - 1 - y;
+      break;
+    case GST_VIDEO_ORIENTATION_UL_LR:
+      ux = y, uy = x;
+      break;
+    case GST_VIDEO_ORIENTATION_UR_LL:
+      ux = ch - 1 - y, uy = cw - 1 - x;
+      break;
+    default:
+      ux = x, uy = y;
+      break;
+  }
+}
+
+// The fill colour per output component: R, G, B, A, or for GRAY8 the luma.
+std::array<guint8, 4> expected_fill(const GstVideoInfo &in, const GstVideoInfo &out,
+                                    const ConvertParams &params) {
+  const auto &f = params.fill;
+  if (GST_VIDEO_INFO_FORMAT(&out) != GST_VIDEO_FORMAT_GRAY8)
+    return f;
+  double kr, kb;
+  luma_weights(in, params, kr, kb);
+  const auto luma = guint8(std::lround(kr * f[0] + (1 - kr - kb) * f[1] + kb * f[2]));
+  return {luma, luma, luma, f[3]};
+}
+
+std::unique_ptr<Frame> reference(const Frame &src, const GstVideoInfo &out,
+                                 const ConvertParams &params) {
+  const GstVideoInfo &in = src.info();
+  const GstVideoRectangle &c = params.content;
+  const bool swap = ef::gst::direction_swaps_axes(params.direction);
+  Image content = reference_content(src, out, params, swap ? c.h : c.w, swap ? c.w : c.h);
+  auto result = std::make_unique<Frame>(out);
+  const auto fill = expected_fill(in, out, params);
+  // Sources without alpha come out opaque (GstVideoConverter would copy
+  // RGBx's padding byte into alpha).
+  const bool opaque = !GST_VIDEO_INFO_HAS_ALPHA(&in);
+  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS(&out); ++comp)
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&out); ++y)
+      for (gint x = 0; x < GST_VIDEO_INFO_WIDTH(&out); ++x) {
+        const bool inside = x >= c.x && y >= c.y && x < c.x + c.w && y < c.y + c.h;
+        guint8 value = fill[comp];
+        if (inside && comp == 3 && opaque) {
+          value = 255;
+        } else if (inside) {
+          gint ux, uy;
+          unturn(params.direction, x - c.x, y - c.y, c.w, c.h, ux, uy);
+          value = guint8(std::clamp(std::lround(content.at(ux, uy)[comp]), 0L, 255L));
+        }
+        result->at(comp, x, y) = value;
+      }
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Comparison
+
+struct Comparison {
+  double psnr = 0;  // over the content's component bytes
+  int max_diff = 0;
+  std::string border;  // the first border byte that is not the fill colour
+};
+
+Comparison compare(const Frame &ours, const Frame &ref, const GstVideoRectangle &c) {
+  Comparison result;
+  double squared = 0;
+  gsize count = 0;
+  const GstVideoInfo &info = ref.info();
+  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS(&info); ++comp)
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&info); ++y)
+      for (gint x = 0; x < GST_VIDEO_INFO_WIDTH(&info); ++x) {
+        const int got = ours.at(comp, x, y), want = ref.at(comp, x, y);
+        const bool inside = x >= c.x && y >= c.y && x < c.x + c.w && y < c.y + c.h;
+        if (!inside) {
+          if (got != want && result.border.empty())
+            result.border = "component " + std::to_string(comp) + " at " + std::to_string(x) + "," +
+                            std::to_string(y) + ": got " + std::to_string(got) + ", fill is " +
+                            std::to_string(want);
+          continue;
+        }
+        squared += double(got - want) * (got - want);
+        ++count;
+        result.max_diff = std::max(result.max_diff, std::abs(got - want));
+      }
+  const double mse = count ? squared / double(count) : 0;
+  result.psnr = mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// One conversion through the GL backend
+
+struct Case {
+  GstVideoFormat in_format;
+  guint in_w, in_h;
+  GstVideoFormat out_format;
+  guint out_w, out_h;
+  GstVideoRectangle crop{};  // 0x0: the whole frame
+  bool letterbox = false;
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  ScaleMethod method = ScaleMethod::Bilinear;
+  const char *colorimetry = nullptr;  // the input's, else its format's default
+  Content content = Content::Smooth;
+
+  std::string name() const {
+    return format_name(in_format) + " " + std::to_string(in_w) + "x" + std::to_string(in_h) +
+           " -> " + format_name(out_format) + " " + std::to_string(out_w) + "x" +
+           std::to_string(out_h) + (letterbox ? " letterbox" : "") + " direction " +
+           std::to_string(int(direction)) +
+           (method == ScaleMethod::Nearest ? " nearest" : " bilinear") +
+           (colorimetry ? std::string(" ") + colorimetry : "");
+  }
+};
+
+struct Outcome {
+  Comparison comparison;
+  std::string padding;  // the first padding byte of the target the pass wrote
+};
+
+ConvertParams plan(const Case &k, const GstVideoInfo &in) {
+  auto planned =
+      ef::gst::plan_conversion(k.in_w, k.in_h, k.crop, k.out_w, k.out_h, k.letterbox, k.direction);
+  fail_unless(planned.ok(), "%s: %s", k.name().c_str(),
+              planned.ok() ? "" : planned.error().message.c_str());
+  ConvertParams params = *planned;
+  params.method = k.method;
+  params.fill = {30, 200, 90, 160};
+  params.matrix = in.colorimetry.matrix;
+  params.range = in.colorimetry.range;
+  return params;
+}
+
+// The byte target for `out`: its own strides and plane offsets, the rows
+// all its planes span.
+ByteTarget byte_target(const GstVideoInfo &out, guint texture) {
+  ByteTarget target;
+  target.texture = texture;
+  target.stride = guint(GST_VIDEO_INFO_PLANE_STRIDE(&out, 0));
+  target.rows = guint(out.size / target.stride);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p)
+    target.offset[p] = GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
+  return target;
+}
+
+// The first byte outside every plane's visible rows and columns that no
+// longer holds the sentinel.
+std::string check_padding(const std::vector<guint8> &bytes, const GstVideoInfo &out) {
+  std::vector<bool> visible(bytes.size(), false);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component(out.finfo, p, comps);
+    const gsize row_bytes =
+        gsize(GST_VIDEO_INFO_WIDTH(&out)) * GST_VIDEO_INFO_COMP_PSTRIDE(&out, comps[0]);
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&out); ++y)
+      for (gsize b = 0; b < row_bytes; ++b)
+        visible[GST_VIDEO_INFO_PLANE_OFFSET(&out, p) + y * GST_VIDEO_INFO_PLANE_STRIDE(&out, p) +
+                b] = true;
+  }
+  for (gsize i = 0; i < bytes.size(); ++i)
+    if (!visible[i] && bytes[i] != TestTexture::kSentinel)
+      return "byte " + std::to_string(i) + " outside the visible rows was written";
+  return "";
+}
+
+std::unique_ptr<GlConverter> make_converter(const GlContext &gl, const GstVideoInfo &in,
+                                            const GstVideoInfo &out) {
+  std::unique_ptr<GlConverter> converter;
+  gl.run([&] {
+    auto made = GlConverter::create(gl.context.get(), in, out);
+    fail_unless(made.ok(), "create %s -> %s: %s", GST_VIDEO_INFO_NAME(&in),
+                GST_VIDEO_INFO_NAME(&out), made.ok() ? "" : made.error().message.c_str());
+    converter = std::move(*made);
+  });
+  return converter;
+}
+
+// Renders `source` as `out` through render_bytes and returns the bytes.
+std::unique_ptr<Frame> render(const GlContext &gl, GlConverter &converter, const Frame &source,
+                              const GstVideoInfo &out, const ConvertParams &params,
+                              std::string *padding = nullptr) {
+  GlFrame uploaded(gl, *source.get());
+  ByteTarget target = byte_target(out, 0);
+  TestTexture texture(gl, target.stride, target.rows, false);
+  target.texture = texture.texture();
+  std::vector<guint8> bytes;
+  gl.run([&] {
+    auto done = converter.render_bytes(uploaded.textures(), target, params);
+    fail_unless(done.ok(), "render_bytes: %s", done.ok() ? "" : done.error().message.c_str());
+    bytes = texture.read();
+  });
+  if (padding)
+    *padding = check_padding(bytes, out);
+  auto frame = std::make_unique<Frame>(out);
+  std::copy_n(bytes.begin(), std::min(bytes.size(), frame->size()), frame->bytes());
+  return frame;
+}
+
+Outcome run_case(const GlContext &gl, const Case &k) {
+  const GstVideoInfo in = video_info(k.in_format, k.in_w, k.in_h, k.colorimetry);
+  const GstVideoInfo out = video_info(k.out_format, k.out_w, k.out_h);
+  const ConvertParams params = plan(k, in);
+  Frame source(in);
+  fill_content(source, k.content, 7);
+  auto converter = make_converter(gl, in, out);
+  Outcome outcome;
+  auto ours = render(gl, *converter, source, out, params, &outcome.padding);
+  outcome.comparison = compare(*ours, *reference(source, out, params), params.content);
+  return outcome;
+}
+
+// Runs a case and checks it: the borders exactly the fill colour, nothing
+// written outside the planes, and the content within `min_psnr` (or equal
+// to the last bit where exact).
+Comparison check_case(const GlContext &gl, const Case &k, double min_psnr, bool exact) {
+  Outcome o = run_case(gl, k);
+  const Comparison &c = o.comparison;
+  fail_unless(c.border.empty(), "%s: border %s", k.name().c_str(), c.border.c_str());
+  fail_unless(o.padding.empty(), "%s: %s", k.name().c_str(), o.padding.c_str());
+  if (exact)
+    fail_unless(c.max_diff == 0, "%s: not bit-exact: max difference %d (PSNR %.2f dB)",
+                k.name().c_str(), c.max_diff, c.psnr);
+  fail_unless(c.psnr >= min_psnr, "%s: PSNR %.2f dB < %.1f (max difference %d)", k.name().c_str(),
+              c.psnr, min_psnr, c.max_diff);
+  return c;
+}
+
+struct PsnrRange {
+  double low = 1e9, high = 0;
+  void add(double psnr) {
+    low = std::min(low, psnr);
+    high = std::max(high, psnr);
+  }
+  void print(const char *what) const { std::printf("%s: PSNR %.2f .. %.2f dB\n", what, low, high); }
+};
+
+// ---------------------------------------------------------------------------
+// Tests
+
+// Every input x output pair: downscaled into a letterbox, upscaled
+// unevenly, and unscaled with a crop; bit-exact where both are RGB.
+START_TEST(test_every_pair) {
+  GlContext gl;
+  PsnrRange range;
+  for (GstVideoFormat in : kInputs)
+    for (GstVideoFormat out : kOutputs) {
+      const bool exact = is_rgb_family(in) && is_rgb_family(out);
+      Case down{in, 96, 60, out, 64, 48, {2, 2, 84, 54}, true};
+      Case up{in, 46, 30, out, 100, 70};
+      Case same{in, 96, 60, out, 60, 40, {10, 6, 60, 40}};
+      range.add(check_case(gl, down, 40.0, false).psnr);
+      range.add(check_case(gl, up, 40.0, false).psnr);
+      range.add(check_case(gl, same, 40.0, exact).psnr);
+      same.content = Content::Noise;
+      if (exact)
+        check_case(gl, same, 40.0, true);
+    }
+  range.print("every pair");
+}
+END_TEST
+
+// The eight directions, unscaled (bit-exact on RGB, pixel for pixel) and
+// scaled into a letterbox from NV12.
+START_TEST(test_directions) {
+  GlContext gl;
+  PsnrRange range;
+  for (GstVideoOrientationMethod d : kDirections) {
+    const bool swap = ef::gst::direction_swaps_axes(d);
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGR}) {
+      Case exact{
+          in, 40, 30, GST_VIDEO_FORMAT_RGB, swap ? 24u : 36u, swap ? 36u : 24u, {3, 4, 36, 24}};
+      exact.direction = d;
+      exact.content = Content::Noise;
+      check_case(gl, exact, 99.0, true);
+    }
+    Case scaled{GST_VIDEO_FORMAT_NV12, 64, 36, GST_VIDEO_FORMAT_RGBA, 50, 50, {}, true, d};
+    range.add(check_case(gl, scaled, 40.0, false).psnr);
+    Case planar{GST_VIDEO_FORMAT_I420, 50, 40, GST_VIDEO_FORMAT_BGRP, 33, 47, {}, true, d};
+    range.add(check_case(gl, planar, 40.0, false).psnr);
+  }
+  range.print("directions");
+}
+END_TEST
+
+// Nearest picks the very pixels GstVideoConverter's nearest picks: exact on
+// noise, up and down, turned and flipped.
+START_TEST(test_nearest) {
+  GlContext gl;
+  const Case cases[] = {
+      {GST_VIDEO_FORMAT_RGBA, 37, 23, GST_VIDEO_FORMAT_RGB, 64, 48},
+      {GST_VIDEO_FORMAT_RGB, 97, 61, GST_VIDEO_FORMAT_BGRA, 40, 30},
+      {GST_VIDEO_FORMAT_BGRx, 64, 48, GST_VIDEO_FORMAT_RGBP, 21, 13, {5, 3, 43, 27}},
+      {GST_VIDEO_FORMAT_RGB, 30, 20, GST_VIDEO_FORMAT_RGB, 60, 40},
+      {GST_VIDEO_FORMAT_RGBA, 33, 47, GST_VIDEO_FORMAT_RGBA, 70, 70, {}, true},
+  };
+  for (Case k : cases) {
+    k.method = ScaleMethod::Nearest;
+    k.content = Content::Noise;
+    check_case(gl, k, 99.0, true);
+  }
+  // Turned: the reference turns GstVideoConverter's unturned frame.
+  for (GstVideoOrientationMethod d : kDirections) {
+    Case k{GST_VIDEO_FORMAT_RGBA, 45, 31, GST_VIDEO_FORMAT_RGB, 70, 50, {}, true, d,
+           ScaleMethod::Nearest};
+    k.content = Content::Noise;
+    check_case(gl, k, 99.0, true);
+  }
+  // YUV under nearest: luma picked, chroma still interpolated.
+  PsnrRange range;
+  for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_I420}) {
+    Case k{in, 90, 50, GST_VIDEO_FORMAT_RGB, 64, 64, {}, true};
+    k.method = ScaleMethod::Nearest;
+    range.add(check_case(gl, k, 40.0, false).psnr);
+  }
+  range.print("nearest YUV");
+}
+END_TEST
+
+// BT.601, BT.709 and BT.2020, limited and full range.
+START_TEST(test_colorimetry) {
+  GlContext gl;
+  PsnrRange range;
+  const char *colorimetries[] = {"bt601", "bt709", "bt2020", "1:4:0:0", "1:3:5:1", "1:6:0:0"};
+  for (const char *colorimetry : colorimetries)
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+                              GST_VIDEO_FORMAT_UYVY})
+      for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_GRAY8}) {
+        Case k{in, 64, 48, out, 64, 48};
+        k.colorimetry = colorimetry;
+        range.add(check_case(gl, k, 40.0, false).psnr);
+        k.out_w = 40, k.out_h = 40, k.letterbox = true;
+        range.add(check_case(gl, k, 40.0, false).psnr);
+      }
+  range.print("colorimetry");
+}
+END_TEST
+
+// Borders are the fill colour to the bit, in every output layout; the
+// content rectangle is where plan_conversion put it.
+START_TEST(test_letterbox_borders) {
+  GlContext gl;
+  for (GstVideoFormat out : kOutputs) {
+    // Wide into square (bands above and below) and tall into wide (left and
+    // right), with odd leftovers.
+    check_case(gl, {GST_VIDEO_FORMAT_NV12, 64, 36, out, 41, 41, {}, true}, 40.0, false);
+    check_case(gl, {GST_VIDEO_FORMAT_RGBA, 30, 50, out, 61, 20, {}, true}, 40.0, false);
+  }
+}
+END_TEST
+
+// Tiny and odd frames: 1x1 and 3x3 inputs, a 1921x1081 input, 1xN and Nx1
+// outputs. YUY2 and UYVY take even widths: GstGL's RG8 texture of an odd
+// width stops before the last V.
+START_TEST(test_odd_sizes) {
+  GlContext gl;
+  PsnrRange range;
+  for (GstVideoFormat in : kInputs) {
+    const guint w1 = GST_VIDEO_FORMAT_INFO_W_SUB(gst_video_format_get_info(in), 1) &&
+                             GST_VIDEO_FORMAT_INFO_H_SUB(gst_video_format_get_info(in), 1) == 0
+                         ? 2
+                         : 1;
+    const bool exact = is_rgb_family(in);
+    range.add(check_case(gl, {in, w1, 1, GST_VIDEO_FORMAT_RGB, 5, 3}, 40.0, false).psnr);
+    range.add(check_case(gl, {in, w1 * 3, 3, GST_VIDEO_FORMAT_RGBA, w1 * 3, 3}, 40.0, exact).psnr);
+    range.add(check_case(gl, {in, w1 * 3, 3, GST_VIDEO_FORMAT_BGR, 7, 5}, 40.0, false).psnr);
+    range.add(check_case(gl, {in, 2, 18, GST_VIDEO_FORMAT_RGBP, 1, 9}, 40.0, false).psnr);
+    range.add(check_case(gl, {in, 18, 2, GST_VIDEO_FORMAT_BGRx, 9, 1}, 40.0, false).psnr);
+    range.add(
+        check_case(gl, {in, 18, 6, GST_VIDEO_FORMAT_GRAY8, 9, 1, {}, true}, 40.0, false).psnr);
+  }
+  for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_RGB}) {
+    Case big{in, 1921, 1081, GST_VIDEO_FORMAT_RGB, 640, 640, {}, true};
+    big.colorimetry = "bt709";
+    range.add(check_case(gl, big, 40.0, false).psnr);
+  }
+  // An odd crop of a 4:2:0 frame.
+  range.add(
+      check_case(gl, {GST_VIDEO_FORMAT_NV12, 61, 41, GST_VIDEO_FORMAT_RGB, 31, 21, {7, 5, 31, 21}},
+                 40.0, false)
+          .psnr);
+  range.print("odd sizes");
+}
+END_TEST
+
+// render_pixels writes into RGBA8 texels exactly what render_bytes writes
+// into bytes.
+START_TEST(test_render_pixels) {
+  GlContext gl;
+  for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+                             GST_VIDEO_FORMAT_BGRx}) {
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRA}) {
+      const Case k{in, 80, 45, out, 48, 48, {}, true, GST_VIDEO_ORIENTATION_90L};
+      const GstVideoInfo in_info = video_info(in, k.in_w, k.in_h);
+      const GstVideoInfo out_info = video_info(out, k.out_w, k.out_h);
+      const ConvertParams params = plan(k, in_info);
+      Frame source(in_info);
+      fill_content(source, Content::Smooth, 3);
+      auto converter = make_converter(gl, in_info, out_info);
+      auto bytes = render(gl, *converter, source, out_info, params);
+      GlFrame uploaded(gl, *source.get());
+      TestTexture pixels(gl, k.out_w, k.out_h, true);
+      std::vector<guint8> got;
+      gl.run([&] {
+        auto done = converter->render_pixels(uploaded.textures(), pixels.texture(), params);
+        fail_unless(done.ok(), "render_pixels: %s", done.ok() ? "" : done.error().message.c_str());
+        got = pixels.read();
+      });
+      const bool same =
+          bytes->size() == got.size() && std::equal(got.begin(), got.end(), bytes->bytes());
+      fail_unless(same, "%s: render_pixels differs from render_bytes", k.name().c_str());
+    }
+  }
+}
+END_TEST
+
+// The byte target can be an EGLImage of a memfd: the pass writes straight
+// into the memory that goes downstream.
+START_TEST(test_memfd_target) {
+  std::string why;
+  if (!ef::test::egl_dmabuf_import_available(why)) {
+    std::printf("test_memfd_target skipped: %s\n", why.c_str());
+    return;
+  }
+  GlContext gl;
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 320, 180, "bt709");
+  const GstVideoInfo out = video_info(GST_VIDEO_FORMAT_RGB, 160, 160);
+  const ConvertParams params =
+      plan({GST_VIDEO_FORMAT_NV12, 320, 180, GST_VIDEO_FORMAT_RGB, 160, 160, {}, true}, in);
+  Frame source(in);
+  fill_content(source, Content::Smooth, 5);
+  auto converter = make_converter(gl, in, out);
+  auto expected = render(gl, *converter, source, out, params);
+
+  // The memfd as an R8 image: width = stride, height = rows (GRAY8 is R8).
+  ByteTarget target = byte_target(out, 0);
+  const GstVideoInfo r8 = video_info(GST_VIDEO_FORMAT_GRAY8, target.stride, target.rows);
+  fail_unless(guint(GST_VIDEO_INFO_PLANE_STRIDE(&r8, 0)) == target.stride);
+  const int fd = ef::test::make_memfd("ef-gl-target", r8.size);
+  fail_unless(fd >= 0);
+  GlFrame uploaded(gl, *source.get());
+  gl.run([&] {
+    const GstGLFuncs *f = gl.gl();
+    GstEGLImage *image = gst_egl_image_from_dmabuf(gl.context.get(), fd, &r8, 0, 0);
+    fail_unless(image != nullptr, "EGL refused the memfd as an R8 image");
+    f->GenTextures(1, &target.texture);
+    f->BindTexture(GL_TEXTURE_2D, target.texture);
+    f->EGLImageTargetTexture2D(GL_TEXTURE_2D, gst_egl_image_get_image(image));
+    f->BindTexture(GL_TEXTURE_2D, 0);
+    auto done = converter->render_bytes(uploaded.textures(), target, params);
+    fail_unless(done.ok(), "render_bytes into the memfd: %s",
+                done.ok() ? "" : done.error().message.c_str());
+    f->Finish();
+    f->DeleteTextures(1, &target.texture);
+    gst_egl_image_unref(image);
+  });
+  auto *mapped = static_cast<guint8 *>(mmap(nullptr, r8.size, PROT_READ, MAP_SHARED, fd, 0));
+  fail_unless(mapped != MAP_FAILED);
+  // 160 RGB pixels are 480 bytes: rows have no padding, every byte counts.
+  const bool same = std::equal(expected->bytes(), expected->bytes() + expected->size(), mapped);
+  munmap(mapped, r8.size);
+  close(fd);
+  fail_unless(same, "the memfd does not hold what the pass rendered");
+}
+END_TEST
+
+// CPU time of all the process's threads (llvmpipe's included), which other
+// processes on the machine inflate less than wall time.
+double process_cpu_ms() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+// The benchmark's case: 1080p NV12 -> 640x640 RGB letterbox, per frame
+// including glFinish. Printed for the record; the bound only catches a
+// pass gone pathologically slow.
+START_TEST(test_timing) {
+  GlContext gl;
+  const Case k{GST_VIDEO_FORMAT_NV12, 1920, 1080, GST_VIDEO_FORMAT_RGB, 640, 640, {}, true};
+  const GstVideoInfo in = video_info(k.in_format, k.in_w, k.in_h, "bt709");
+  const GstVideoInfo out = video_info(k.out_format, k.out_w, k.out_h);
+  Frame source(in);
+  fill_content(source, Content::Smooth, 1);
+  auto converter = make_converter(gl, in, out);
+  GlFrame uploaded(gl, *source.get());
+  ByteTarget target = byte_target(out, 0);
+  TestTexture texture(gl, target.stride, target.rows, false);
+  target.texture = texture.texture();
+  // Black borders (the default fill) are cleared; coloured ones drawn.
+  struct Variant {
+    const char *name;
+    ScaleMethod method;
+    std::array<guint8, 4> fill;
+  };
+  const Variant variants[] = {
+      {"bilinear", ScaleMethod::Bilinear, {0, 0, 0, 255}},
+      {"nearest", ScaleMethod::Nearest, {0, 0, 0, 255}},
+      {"bilinear, coloured borders", ScaleMethod::Bilinear, {30, 200, 90, 255}}};
+  for (const Variant &v : variants) {
+    Case timed = k;
+    timed.method = v.method;
+    ConvertParams params = plan(timed, in);
+    params.fill = v.fill;
+    // The best of several batches: other processes share the two cores.
+    constexpr int kBatches = 8, kFrames = 10;
+    double ms = 1e9, cpu_ms = 1e9;
+    gl.run([&] {
+      auto once = [&] {
+        auto done = converter->render_bytes(uploaded.textures(), target, params);
+        fail_unless(done.ok());
+        gl.gl()->Finish();
+      };
+      once();  // first draw: shader variant compile, JIT
+      for (int batch = 0; batch < kBatches; ++batch) {
+        const gint64 start = g_get_monotonic_time();
+        const double cpu_start = process_cpu_ms();
+        for (int i = 0; i < kFrames; ++i)
+          once();
+        cpu_ms = std::min(cpu_ms, (process_cpu_ms() - cpu_start) / kFrames);
+        ms = std::min(ms, double(g_get_monotonic_time() - start) / 1000.0 / kFrames);
+      }
+    });
+    std::printf("1080p NV12 -> 640x640 RGB letterbox (%s): %.2f ms/frame, %.2f ms CPU\n", v.name,
+                ms, cpu_ms);
+    fail_unless(ms < 200.0, "%.1f ms a frame", ms);
+  }
+}
+END_TEST
+
+// Refusals: formats it does not handle, rectangles outside the frames,
+// targets too small for the output.
+START_TEST(test_refusals) {
+  GlContext gl;
+  const GstVideoInfo nv12 = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+  const GstVideoInfo rgb = video_info(GST_VIDEO_FORMAT_RGB, 32, 32);
+  gl.run([&] {
+    auto bad_in =
+        GlConverter::create(gl.context.get(), video_info(GST_VIDEO_FORMAT_v210, 64, 48), rgb);
+    fail_unless(!bad_in.ok() && bad_in.error().code == EINVAL);
+    auto bad_out = GlConverter::create(gl.context.get(), nv12, nv12);
+    fail_unless(!bad_out.ok() && bad_out.error().code == EINVAL);
+  });
+  auto converter = make_converter(gl, nv12, rgb);
+  Frame source(nv12);
+  GlFrame uploaded(gl, *source.get());
+  TestTexture texture(gl, 96, 32, false);
+  ConvertParams params = plan({GST_VIDEO_FORMAT_NV12, 64, 48, GST_VIDEO_FORMAT_RGB, 32, 32}, nv12);
+  gl.run([&] {
+    ByteTarget target{texture.texture(), 96, 32, {}};
+    fail_unless(converter->render_bytes(uploaded.textures(), target, params).ok());
+    ConvertParams crop_outside = params;
+    crop_outside.crop.x = 40;
+    auto r = converter->render_bytes(uploaded.textures(), target, crop_outside);
+    fail_unless(!r.ok() && r.error().code == EINVAL);
+    ByteTarget narrow{texture.texture(), 90, 32, {}};
+    r = converter->render_bytes(uploaded.textures(), narrow, params);
+    fail_unless(!r.ok() && r.error().code == EINVAL);
+    ByteTarget short_rows{texture.texture(), 96, 31, {}};
+    r = converter->render_bytes(uploaded.textures(), short_rows, params);
+    fail_unless(!r.ok() && r.error().code == EINVAL);
+    r = converter->render_pixels(uploaded.textures(), texture.texture(), params);
+    fail_unless(!r.ok() && r.error().code == EINVAL, "render_pixels into RGB");
+    std::array<guint, GST_VIDEO_MAX_PLANES> missing = uploaded.textures();
+    missing[1] = 0;
+    r = converter->render_bytes(missing, target, params);
+    fail_unless(!r.ok() && r.error().code == EINVAL);
+  });
+}
+END_TEST
+
+Suite *gl_converter_suite() {
+  Suite *s = suite_create("gl_converter");
+  TCase *tc = tcase_create("general");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_every_pair);
+  tcase_add_test(tc, test_directions);
+  tcase_add_test(tc, test_nearest);
+  tcase_add_test(tc, test_colorimetry);
+  tcase_add_test(tc, test_letterbox_borders);
+  tcase_add_test(tc, test_odd_sizes);
+  tcase_add_test(tc, test_render_pixels);
+  tcase_add_test(tc, test_memfd_target);
+  tcase_add_test(tc, test_timing);
+  tcase_add_test(tc, test_refusals);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return ef::test::run_gl_suite(argc, argv, gl_converter_suite, ef::test::Needs::Gl);
+}
