@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's GL backend as an element: sources imported by identity, the
+// output pool's memfds imported as render targets, steady state without
+// misses, agreement with the CPU backend, GL memory from efupload, and the
+// read-back path for plain memory.
+#include <gst/allocators/allocators.h>
+#include <gst/ef/gstef.h>
+#include <gst/gl/gl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <vector>
+
+#include "check_gl_main.hpp"
+#include "frames.hpp"
+#include "harness.hpp"
+
+using namespace ef::test;
+
+namespace {
+
+GstVideoInfo info_of(GstVideoFormat format, guint w, guint h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+// PSNR of two buffers' visible bytes laid out as `info`.
+double psnr(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info) {
+  GstVideoFrame fa, fb;
+  GstVideoInfo ia = info, ib = info;
+  fail_unless(gst_video_frame_map(&fa, &ia, a, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&fb, &ib, b, GST_MAP_READ));
+  double se = 0;
+  gsize n = 0;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&fa); ++p) {
+    const guint8 *pa = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fa, p));
+    const guint8 *pb = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fb, p));
+    const gsize row =
+        gsize(GST_VIDEO_FRAME_COMP_WIDTH(&fa, 0)) *
+        (GST_VIDEO_FRAME_N_PLANES(&fa) > 1 ? 1 : GST_VIDEO_FRAME_COMP_PSTRIDE(&fa, 0));
+    for (gint y = 0; y < GST_VIDEO_FRAME_HEIGHT(&fa); ++y)
+      for (gsize x = 0; x < row; ++x) {
+        double d = double(pa[y * GST_VIDEO_FRAME_PLANE_STRIDE(&fa, p) + x]) -
+                   pb[y * GST_VIDEO_FRAME_PLANE_STRIDE(&fb, p) + x];
+        se += d * d;
+        ++n;
+      }
+  }
+  gst_video_frame_unmap(&fa);
+  gst_video_frame_unmap(&fb);
+  return se == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 * double(n) / se);
+}
+
+// A smooth NV12 frame in a memfd: gradients, so the two backends' bilinear
+// filters (libyuv's box-like downscale, GL's two taps) meet the same signal.
+GstBuffer *smooth_nv12(const GstVideoInfo &info) {
+  GstBuffer *buf = memfd_frame(info, 0);
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  fail_unless(gst_video_frame_map(&f, &copy, buf, GST_MAP_WRITE));
+  const gint w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
+  guint8 *y = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0));
+  guint8 *uv = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 1));
+  for (gint r = 0; r < h; ++r)
+    for (gint c = 0; c < w; ++c)
+      y[r * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + c] = guint8(32 + 180 * (c + r) / (w + h));
+  for (gint r = 0; r < h / 2; ++r)
+    for (gint c = 0; c < w / 2; ++c) {
+      uv[r * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 1) + 2 * c] = guint8(96 + 64 * c / (w / 2));
+      uv[r * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 1) + 2 * c + 1] = guint8(160 - 64 * r / (h / 2));
+    }
+  gst_video_frame_unmap(&f);
+  return buf;
+}
+
+GstBuffer *convert_one(const char *backend, GstBuffer *in, const GstVideoInfo &in_info,
+                       const GstVideoInfo &out_info) {
+  std::string launch = std::string("efconvert backend=") + backend;
+  GstHarness *h = gst_harness_new_parse(launch.c_str());
+  gst_harness_set_caps(h, caps_for(in_info, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out_info));
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  gst_harness_teardown(h);
+  return out;
+}
+
+}  // namespace
+
+// A ring of 4 memfd NV12 frames through backend=gl for 40 frames: 4 source
+// misses, destinations from the 2-buffer pool imported once each, then only
+// hits; nothing uploaded or read back.
+GST_START_TEST(test_gl_steady_state) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 160, 160);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  GstBuffer *ring[4];
+  for (int i = 0; i < 4; ++i)
+    ring[i] = memfd_frame(in, uint32_t(i));
+  for (int f = 0; f < 40; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  GstElement *conv = harness_element(h, "conv");
+  fail_unless_equals_uint64(stat(conv, "src-misses"), 4);
+  fail_unless_equals_uint64(stat(conv, "src-hits"), 36);
+  fail_unless(stat(conv, "dst-misses") <= 4, "%lu dst misses",
+              (unsigned long)stat(conv, "dst-misses"));
+  fail_unless_equals_uint64(stat(conv, "dst-hits") + stat(conv, "dst-misses"), 40);
+  fail_unless_equals_uint64(stat(conv, "uploads"), 0);
+  fail_unless_equals_uint64(stat(conv, "readbacks"), 0);
+  gchar *backend = nullptr;
+  g_object_get(conv, "backend-in-use", &backend, nullptr);
+  fail_unless_equals_string(backend, "gl");
+  g_free(backend);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// The two backends agree on the same frame (letterbox, RGB and RGBP).
+GST_START_TEST(test_gl_matches_cpu) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP}) {
+    GstVideoInfo out = info_of(format, 128, 128);
+    GstBuffer *src = smooth_nv12(in);
+    GstBuffer *gl = convert_one("gl", src, in, out);
+    GstBuffer *cpu = convert_one("cpu", src, in, out);
+    double db = psnr(gl, cpu, out);
+    fail_unless(db >= 40.0, "%s: GL vs CPU PSNR %.1f dB", gst_video_format_to_string(format), db);
+    gst_buffer_unref(gl);
+    gst_buffer_unref(cpu);
+    gst_buffer_unref(src);
+  }
+}
+GST_END_TEST;
+
+// efupload's textures feed efconvert directly (GL memory in, no upload).
+GST_START_TEST(test_after_efupload) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstHarness *h = gst_harness_new_parse("efupload ! efconvert name=conv backend=gl");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  for (uint32_t f = 0; f < 4; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, f)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  GstElement *conv = harness_element(h, "conv");
+  fail_unless_equals_uint64(stat(conv, "uploads"), 0);
+  fail_unless_equals_uint64(stat(conv, "frames"), 4);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Downstream offers a pool of plain memory: rendered, then read back and
+// counted.
+static GstPadProbeReturn offer_system_pool(GstPad *, GstPadProbeInfo *info, gpointer) {
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  GstCaps *caps;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo vinfo;
+  gst_video_info_from_caps(&vinfo, caps);
+  GstBufferPool *pool = gst_video_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), 2, 0);
+  gst_buffer_pool_set_config(pool, config);
+  gst_query_add_allocation_pool(query, pool, guint(vinfo.size), 2, 0);
+  gst_object_unref(pool);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+GST_START_TEST(test_readback_into_system_memory) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl");
+  gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_system_pool, nullptr,
+                    nullptr);
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  GstBuffer *src = memfd_frame(in, 3);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(src)), GST_FLOW_OK);
+  GstBuffer *got = gst_harness_pull(h);
+  fail_unless(!gst_is_fd_memory(gst_buffer_peek_memory(got, 0)));
+  std::string bad = check_buffer(got, out, 3);  // RGBA -> RGBA 1:1 is exact
+  fail_unless(bad.empty(), "%s", bad.c_str());
+  fail_unless_equals_uint64(stat(harness_element(h, "conv"), "readbacks"), 1);
+  gst_buffer_unref(got);
+  gst_buffer_unref(src);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static Suite *gl_suite() {
+  Suite *s = suite_create("efconvert_gl");
+  TCase *tc = tcase_create("gl");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_gl_steady_state);
+  tcase_add_test(tc, test_gl_matches_cpu);
+  tcase_add_test(tc, test_after_efupload);
+  tcase_add_test(tc, test_readback_into_system_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  return run_gl_suite(argc, argv, gl_suite, Needs::EglDmabufImport);
+}
