@@ -41,6 +41,48 @@ std::string pop_error(GstBus *bus) {
   return "";
 }
 
+namespace {
+
+struct PoolOffer {
+  GstAllocator *allocator;
+  guint buffers;
+};
+
+GstPadProbeReturn answer_allocation(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  auto *offer = static_cast<PoolOffer *>(data);
+  GstCaps *caps;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo vinfo;
+  gst_video_info_from_caps(&vinfo, caps);
+  GstBufferPool *pool = gst_video_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), offer->buffers,
+                                    offer->buffers);
+  if (offer->allocator)
+    gst_buffer_pool_config_set_allocator(config, offer->allocator, nullptr);
+  gst_buffer_pool_set_config(pool, config);
+  gst_query_add_allocation_pool(query, pool, guint(vinfo.size), offer->buffers, offer->buffers);
+  gst_object_unref(pool);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+}  // namespace
+
+void offer_downstream_pool(GstHarness *h, GstAllocator *allocator, guint buffers) {
+  auto *offer =
+      new PoolOffer{allocator ? GST_ALLOCATOR(gst_object_ref(allocator)) : nullptr, buffers};
+  gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, answer_allocation, offer,
+                    [](gpointer data) {
+                      auto *o = static_cast<PoolOffer *>(data);
+                      if (o->allocator)
+                        gst_object_unref(o->allocator);
+                      delete o;
+                    });
+}
+
 GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint pad_bytes,
                          guint pad_rows) {
   GstVideoInfo info;

@@ -19,6 +19,11 @@ GstBus *attach_bus(GstHarness *h);
 // The text of the first ERROR message on `bus`, "" if none.
 std::string pop_error(GstBus *bus);
 
+// Makes the harness's sink answer ALLOCATION queries with a pool of its own
+// (min = max = `buffers`), of `allocator`'s memory (nullptr: system memory),
+// as a downstream element with its own buffers does.
+void offer_downstream_pool(GstHarness *h, GstAllocator *allocator, guint buffers);
+
 // A GstVideoInfo with strides padded by `pad_bytes` and `pad_rows` extra
 // rows per plane (as decoders allocate), offsets and size to match.
 GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint pad_bytes,

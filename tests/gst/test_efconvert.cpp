@@ -205,28 +205,6 @@ GST_START_TEST(test_output_is_fd_backed_and_identified) {
 }
 GST_END_TEST;
 
-// Downstream answers the allocation query with its own pool of memfd
-// buffers (2 of them, so they are reused), as an inference sink would.
-GstPadProbeReturn offer_memfd_pool(GstPad *, GstPadProbeInfo *info, gpointer) {
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
-  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo vinfo;
-  gst_video_info_from_caps(&vinfo, caps);
-  GstBufferPool *pool = gst_video_buffer_pool_new();
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), 2, 2);
-  GstAllocator *allocator = gst_ef_fd_allocator_new();
-  gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
-  gst_object_unref(allocator);
-  gst_buffer_pool_set_config(pool, config);
-  gst_query_add_allocation_pool(query, pool, guint(vinfo.size), 2, 2);
-  gst_object_unref(pool);
-  return GST_PAD_PROBE_HANDLED;
-}
-
 // A downstream pool of memfd buffers that is freed and reallocated while fd
 // numbers are reused: every output frame is checked, none stale or blank.
 GST_START_TEST(test_destination_recycling) {
@@ -234,8 +212,9 @@ GST_START_TEST(test_destination_recycling) {
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 32, 32);
   for (int round = 0; round < 3; ++round) {
     GstHarness *h = gst_harness_new_parse("efconvert backend=cpu");
-    gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_memfd_pool, nullptr,
-                      nullptr);
+    GstAllocator *memfds = gst_ef_fd_allocator_new();
+    offer_downstream_pool(h, memfds, 2);
+    gst_object_unref(memfds);
     gst_harness_set_caps(h, caps_for(in), caps_for(out));
     for (guint32 i = 1; i <= 5; ++i) {
       guint32 colour = (i * 0x1f3d5b00u + guint32(round) * 0x01010100u) | 0xff;

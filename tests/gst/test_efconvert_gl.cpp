@@ -156,29 +156,11 @@ GST_END_TEST;
 
 // Downstream offers a pool of plain memory: rendered, then read back and
 // counted.
-static GstPadProbeReturn offer_system_pool(GstPad *, GstPadProbeInfo *info, gpointer) {
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
-  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo vinfo;
-  gst_video_info_from_caps(&vinfo, caps);
-  GstBufferPool *pool = gst_video_buffer_pool_new();
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), 2, 0);
-  gst_buffer_pool_set_config(pool, config);
-  gst_query_add_allocation_pool(query, pool, guint(vinfo.size), 2, 0);
-  gst_object_unref(pool);
-  return GST_PAD_PROBE_HANDLED;
-}
-
 GST_START_TEST(test_readback_into_system_memory) {
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
   GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl");
-  gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_system_pool, nullptr,
-                    nullptr);
+  offer_downstream_pool(h, nullptr, 2);
   gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
   GstBuffer *src = memfd_frame(in, 3);
   fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(src)), GST_FLOW_OK);

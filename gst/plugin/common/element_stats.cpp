@@ -25,6 +25,14 @@ GstStructure *stats_structure(const char *name, std::span<const CounterSpec> cou
   return s;
 }
 
+void add_pad_templates(GstElementClass *klass, const char *sink_caps, const char *src_caps) {
+  gst_element_class_add_pad_template(
+      klass,
+      gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, gst_caps_from_string(sink_caps)));
+  gst_element_class_add_pad_template(klass, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+                                                                 gst_caps_from_string(src_caps)));
+}
+
 void post_stats_message(GstElement *element, const char *name,
                         std::span<const CounterSpec> counters, std::span<const uint64_t> values) {
   gst_element_post_message(

@@ -26,6 +26,9 @@ void install_stat_properties(GObjectClass *klass, guint first_id,
 GstStructure *stats_structure(const char *name, std::span<const CounterSpec> counters,
                               std::span<const uint64_t> values);
 
+// Adds the "sink" and "src" always-pads of a one-in one-out element.
+void add_pad_templates(GstElementClass *klass, const char *sink_caps, const char *src_caps);
+
 // Posts stats_structure() as an element message from `element`.
 void post_stats_message(GstElement *element, const char *name,
                         std::span<const CounterSpec> counters, std::span<const uint64_t> values);

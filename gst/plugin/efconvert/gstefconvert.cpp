@@ -739,12 +739,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
       "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
       "ef developers");
-  gst_element_class_add_pad_template(
-      element_class,
-      gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, gst_caps_from_string(kSinkCaps)));
-  gst_element_class_add_pad_template(
-      element_class,
-      gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, gst_caps_from_string(kSrcCaps)));
+  add_pad_templates(element_class, kSinkCaps, kSrcCaps);
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;

@@ -502,12 +502,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
       "buffer identity in a retaining cache, and uploads other frames into pooled textures. "
       "Every output frame carries a GstEfIdentityMeta.",
       "ef developers");
-  gst_element_class_add_pad_template(
-      element_class,
-      gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, gst_caps_from_string(kSinkCaps)));
-  gst_element_class_add_pad_template(
-      element_class,
-      gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, gst_caps_from_string(kSrcCaps)));
+  add_pad_templates(element_class, kSinkCaps, kSrcCaps);
 
   trans_class->transform_caps = gst_ef_upload_transform_caps;
   trans_class->set_caps = gst_ef_upload_set_caps;
