@@ -120,10 +120,11 @@ GST_START_TEST(test_gl_steady_state) {
 }
 GST_END_TEST;
 
-// The two backends agree on the same frame (letterbox, RGB and RGBP).
+// The two backends agree on the same frame (letterbox; RGB, RGBP, GRAY8).
 GST_START_TEST(test_gl_matches_cpu) {
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
-  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP}) {
+  for (GstVideoFormat format :
+       {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_GRAY8}) {
     GstVideoInfo out = info_of(format, 128, 128);
     GstBuffer *src = smooth_nv12(in);
     GstBuffer *gl = convert_one("gl", src, in, out);

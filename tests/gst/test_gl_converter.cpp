@@ -328,8 +328,8 @@ Image rgba_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod
 }
 
 // GstVideoConverter writes a YUV source's Y unchanged into GRAY8 whatever
-// the ranges say. GRAY8 output is defined as full-range luma, so the
-// reference scales the luma plane as GRAY8 and expands the range here.
+// the ranges say, and so do both backends: the reference scales the luma
+// plane as GRAY8.
 Image luma_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
                     gint h) {
   const GstVideoInfo &in = src.info();
@@ -340,12 +340,10 @@ Image luma_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod
       luma.at(0, x, y) = src.at(0, x, y);
   Frame scaled(video_info(GST_VIDEO_FORMAT_GRAY8, guint(w), guint(h)));
   convert_with_gst(*luma.get(), *scaled.get(), crop, method);
-  const bool limited = in.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235;
   Image image(w, h);
   for (gint y = 0; y < h; ++y)
     for (gint x = 0; x < w; ++x) {
-      const double v = scaled.at(0, x, y);
-      const double l = limited ? (v - 16) * 255.0 / 219.0 : v;
+      const double l = scaled.at(0, x, y);
       image.at(x, y) = {l, l, l, 255};
     }
   return image;

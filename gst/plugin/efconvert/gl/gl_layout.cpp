@@ -60,7 +60,7 @@ ColourTransform from_rows(const double (&rows)[3][3], const double (&offset)[3])
 
 // Y'CbCr (texture values in [0, 1]) -> R'G'B', the matrix GstVideoConverter
 // builds from Kr, Kb and the range's offsets and scales; for GRAY8 outputs
-// every row is the full-range luma, Y' itself.
+// every row is Y' itself.
 ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &params, bool gray_out) {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
   gst_video_color_range_offsets(params.range, in.finfo, off, scale);
@@ -72,8 +72,15 @@ ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &param
   const double yo = -off[0] / double(scale[0]), co = -off[1] / double(scale[1]);
   const double rv = 2 * (1 - kr), bu = 2 * (1 - kb);
   const double gu = -2 * kb * (1 - kb) / kg, gv = -2 * kr * (1 - kr) / kg;
+  if (gray_out && GST_VIDEO_FORMAT_INFO_IS_YUV(in.finfo)) {
+    // GRAY8 from a YUV source is its Y' as stored, like GstVideoConverter
+    // and the CPU backend: one definition whatever the backend.
+    const double rows[3][3] = {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}};
+    const double offset[3] = {0, 0, 0};
+    return from_rows(rows, offset);
+  }
   if (gray_out || !GST_VIDEO_FORMAT_INFO_IS_YUV(in.finfo)) {
-    // GRAY8 sources carry luma only; GRAY8 outputs want only luma.
+    // GRAY8 sources carry luma only.
     const double rows[3][3] = {{ys, 0, 0}, {ys, 0, 0}, {ys, 0, 0}};
     const double offset[3] = {yo, yo, yo};
     return from_rows(rows, offset);
