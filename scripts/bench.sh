@@ -21,6 +21,7 @@ repetitions=(--benchmark_repetitions=5 --benchmark_display_aggregates_only=true)
 benchmarks=(
   "core tests/bench/bench_core tests/bench/plot_core.py"
   "upload tests/bench/bench_upload tests/bench/plot_upload.py"
+  "convert tests/bench/bench_convert tests/bench/plot_convert.py"
 )
 
 python=${PYTHON:-python3}

@@ -325,21 +325,6 @@ GstElement *make(const char *factory, const char *name, std::string &error) {
   return element;
 }
 
-std::string message_text(GstMessage *message) {
-  GError *error = nullptr;
-  gchar *debug = nullptr;
-  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR)
-    gst_message_parse_error(message, &error, &debug);
-  else
-    gst_message_parse_warning(message, &error, &debug);
-  std::string text = std::string(GST_MESSAGE_SRC_NAME(message)) + ": " + error->message;
-  if (debug)
-    text += std::string(" (") + debug + ")";
-  g_error_free(error);
-  g_free(debug);
-  return text;
-}
-
 // Bus messages until EOS or an error, waiting up to `timeout` for each:
 // errors and warnings into `result`, the element's statistics into stats_total.
 void drain_bus(GstBus *bus, GstElement *element, GstClockTime timeout, RunResult &result) {
@@ -368,6 +353,21 @@ GstBusSyncReply watch_errors(GstBus *, GstMessage *message, gpointer probes) {
 }
 
 }  // namespace
+
+std::string message_text(GstMessage *message) {
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR)
+    gst_message_parse_error(message, &error, &debug);
+  else
+    gst_message_parse_warning(message, &error, &debug);
+  std::string text = std::string(GST_MESSAGE_SRC_NAME(message)) + ": " + error->message;
+  if (debug)
+    text += std::string(" (") + debug + ")";
+  g_error_free(error);
+  g_free(debug);
+  return text;
+}
 
 void init_gstreamer(int *argc, char ***argv) {
   g_setenv("GST_GL_WINDOW", "egl-device", FALSE);  // no display server needed

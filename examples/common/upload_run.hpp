@@ -73,4 +73,7 @@ struct RunResult {
 
 RunResult run_upload(const RunConfig &config);
 
+// "ELEMENT: message (debug details)" of an ERROR or WARNING bus message.
+std::string message_text(GstMessage *message);
+
 }  // namespace ef::examples

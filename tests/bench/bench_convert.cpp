@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert against the stock ways of turning a 1080p NV12 frame into a
+// 640x640 model input, RGB letterboxed and planar RGBP, side by side in one
+// run: efconvert's CPU backend (all cores, and all threads pinned to one
+// CPU), its GL backend, videoconvert ! videoscale, the GstGL chain on
+// llvmpipe, and libyuv called in a loop without GStreamer (the best this
+// machine can do). docs/BENCHMARKS.md ("efconvert") states the targets, what
+// each figure measures and the figures measured; scripts/bench.sh runs this
+// and plots it with plot_convert.py.
+//
+// One iteration is one run of  appsrc ! CASE ! OUTPUT CAPS ! fakesink  fed
+// from a ring of memfd frames, then of  appsrc ! fakesink  alone, whose cost
+// per frame is subtracted. Its manual time is the net wall-clock time per
+// frame; the counters add the net process CPU time per frame and the gross
+// figures. The libyuv loop has no source to subtract.
+//
+//   bench_convert [Google Benchmark options]
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <libyuv.h>
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "memfd_ring.hpp"
+#include "upload_run.hpp"
+
+using namespace ef::examples;
+
+namespace {
+
+constexpr int kInWidth = 1920, kInHeight = 1080, kOut = 640;
+// Letterbox geometry of 16:9 into a square: full width, centred rows.
+constexpr int kContentHeight = kOut * kInHeight / kInWidth;  // 360
+constexpr int kTop = (kOut - kContentHeight) / 2;            // 140
+constexpr guint kSlots = 4;
+
+// The measured window: after the warm-up (negotiation, GL context and
+// shaders, the first import of each slot), at least `frames` frames and
+// `seconds` of wall-clock time, so that a 0.3 ms case is timed over enough
+// frames and a 40 ms one does not run for minutes.
+struct Limits {
+  uint64_t warmup;
+  uint64_t frames;
+  double seconds;
+};
+constexpr Limits kCaseLimits{12, 30, 1.0};
+// appsrc ! fakesink costs microseconds a frame: a short window is enough.
+constexpr Limits kSourceLimits{12, 300, 0.15};
+
+uint64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
+}
+
+// Wall-clock and process CPU time (every thread: the element's helpers,
+// GstGL's thread, llvmpipe's rasterizer threads) over the measured frames.
+class Window {
+ public:
+  explicit Window(const Limits &limits) : limits_(limits) {}
+
+  // Called as each frame is done; true once the window is complete.
+  bool frame_done() {
+    const uint64_t n = ++done_;
+    if (n == limits_.warmup) {
+      wall_start_ = clock_ns(CLOCK_MONOTONIC);
+      cpu_start_ = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+      return false;
+    }
+    if (n <= limits_.warmup || frames)
+      return frames != 0;
+    const uint64_t wall = clock_ns(CLOCK_MONOTONIC) - wall_start_;
+    if (n - limits_.warmup < limits_.frames || double(wall) < limits_.seconds * 1e9)
+      return false;
+    cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start_;
+    wall_ns = wall;
+    frames = n - limits_.warmup;
+    return true;
+  }
+  bool started() const { return done_ >= limits_.warmup; }
+
+  uint64_t frames = 0;  // 0 until complete
+  uint64_t wall_ns = 0;
+  uint64_t cpu_ns = 0;
+
+ private:
+  const Limits limits_;
+  uint64_t done_ = 0;
+  uint64_t wall_start_ = 0, cpu_start_ = 0;
+};
+
+struct Measured {
+  std::string error;    // empty when the run completed
+  std::string backend;  // efconvert's backend-in-use during the window
+  uint64_t frames = 0;
+  double wall_ns = 0;  // per frame
+  double cpu_ns = 0;   // per frame
+  // Change of efconvert's counters over the window, per frame.
+  std::map<std::string, double> stats;
+};
+
+// efconvert's counters that say whether a frame was imported or copied.
+constexpr const char *kStats[] = {"src-misses", "src-hits",  "dst-misses", "dst-hits",
+                                  "uploads",    "readbacks", "declines"};
+
+Measured per_frame(const Window &w) {
+  Measured m;
+  m.frames = w.frames;
+  m.wall_ns = double(w.wall_ns) / double(w.frames);
+  m.cpu_ns = double(w.cpu_ns) / double(w.frames);
+  return m;
+}
+
+// One pipeline run. The pipeline has no queue, so appsrc's streaming thread
+// carries each frame through every element to fakesink before taking the
+// next: the wall-clock time per frame is the whole chain's latency. appsrc
+// asks for each frame (need-data) and is handed the slot's stable buffer.
+class PipelineRun {
+ public:
+  PipelineRun(MemfdRing &ring, const Limits &limits) : ring_(ring), window_(limits) {}
+
+  Measured run(const std::string &description) {
+    GError *parse_error = nullptr;
+    GstElement *pipeline = gst_parse_launch(description.c_str(), &parse_error);
+    if (!pipeline || parse_error) {
+      Measured failed;
+      failed.error = parse_error ? parse_error->message : "cannot parse " + description;
+      g_clear_error(&parse_error);
+      if (pipeline)
+        gst_object_unref(pipeline);
+      return failed;
+    }
+    GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    converter_ = gst_bin_get_by_name(GST_BIN(pipeline), "ef");
+    const GstVideoInfo &info = ring_.info();
+    GstCaps *caps = gst_video_info_to_caps(&info);
+    // Room for the frame being pushed and one more, as a producer's ring allows.
+    g_object_set(src, "caps", caps, "format", GST_FORMAT_TIME, "max-bytes", guint64(2 * info.size),
+                 nullptr);
+    gst_caps_unref(caps);
+    GstAppSrcCallbacks callbacks{};
+    callbacks.need_data = need_data;
+    gst_app_src_set_callbacks(GST_APP_SRC(src), &callbacks, this, nullptr);
+    GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
+    gst_object_unref(pad);
+
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, 120 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    Measured m = window_.frames ? per_frame(window_) : Measured{};
+    m.backend = backend_;
+    for (const auto &[name, change] : stats_)
+      m.stats[name] = double(change) / double(window_.frames);
+    if (!message)
+      m.error = "no EOS within 120 s";
+    else if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR)
+      m.error = message_text(message);
+    if (message)
+      gst_message_unref(message);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(bus);
+    if (converter_)
+      gst_object_unref(converter_);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(pipeline);
+    return m;
+  }
+
+ private:
+  static void need_data(GstAppSrc *src, guint, gpointer self) {
+    auto *run = static_cast<PipelineRun *>(self);
+    if (run->complete_.load(std::memory_order_acquire))
+      gst_app_src_end_of_stream(src);
+    else
+      gst_app_src_push_buffer(src, run->ring_.frame(run->pushed_++, Wrap::Stable));
+  }
+
+  static GstPadProbeReturn on_frame(GstPad *, GstPadProbeInfo *, gpointer self) {
+    auto *run = static_cast<PipelineRun *>(self);
+    const bool started = run->window_.started();
+    const bool complete = run->window_.frame_done();
+    if (!started && run->window_.started())
+      run->at_window_start();
+    if (complete && !run->complete_.exchange(true, std::memory_order_acq_rel))
+      run->at_window_end();
+    return GST_PAD_PROBE_OK;
+  }
+
+  void at_window_start() {
+    if (!converter_)
+      return;
+    gchar *name = nullptr;
+    g_object_get(converter_, "backend-in-use", &name, nullptr);
+    backend_ = name ? name : "";
+    g_free(name);
+    for (const char *stat : kStats)
+      stats_[stat] = -read_stat(stat);
+  }
+
+  void at_window_end() {
+    if (converter_)
+      for (const char *stat : kStats)
+        stats_[stat] += read_stat(stat);
+  }
+
+  uint64_t read_stat(const char *name) const {
+    guint64 value = 0;
+    g_object_get(converter_, name, &value, nullptr);
+    return value;
+  }
+
+  MemfdRing &ring_;
+  Window window_;
+  GstElement *converter_ = nullptr;  // efconvert, named "ef", where the case has one
+  std::string backend_;
+  std::map<std::string, uint64_t> stats_;  // end - start, modulo 2^64
+  uint64_t pushed_ = 0;
+  std::atomic<bool> complete_{false};
+};
+
+// The limit on this machine: libyuv's own calls on one thread, no GStreamer,
+// input and output mapped once, one output buffer (so it stays in cache).
+class LibyuvLetterbox {
+ public:
+  explicit LibyuvLetterbox(GstVideoFormat format)
+      : planar_(format == GST_VIDEO_FORMAT_RGBP),
+        scaled_y_(size_t(kOut) * kContentHeight),
+        scaled_uv_(size_t(kOut) * kContentHeight / 2),
+        rgb_(planar_ ? size_t(kOut) * 3 * kContentHeight : 0),
+        out_(size_t(kOut) * kOut * 3) {}
+
+  void convert(const GstVideoFrame &src) {
+    libyuv::NV12Scale(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
+                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
+                      static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
+                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), kInWidth, kInHeight, scaled_y_.data(),
+                      kOut, scaled_uv_.data(), kOut, kOut, kContentHeight, libyuv::kFilterBilinear);
+    if (!planar_) {
+      to_raw(out_.data() + size_t(kTop) * kOut * 3);
+      fill_borders(out_.data(), kOut * 3);
+      return;
+    }
+    to_raw(rgb_.data());
+    uint8_t *plane[3];
+    for (int p = 0; p < 3; ++p)
+      plane[p] = out_.data() + size_t(p) * kOut * kOut;
+    const size_t top = size_t(kTop) * kOut;
+    libyuv::SplitRGBPlane(rgb_.data(), kOut * 3, plane[0] + top, kOut, plane[1] + top, kOut,
+                          plane[2] + top, kOut, kOut, kContentHeight);
+    for (uint8_t *p : plane)
+      fill_borders(p, kOut);
+  }
+
+ private:
+  // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW; NV12 to
+  // RAW is NV21 to RGB24 with the U/V-swapped constants (what libyuv's own
+  // NV12ToRAWMatrix macro expands to). BT.709 limited range: videotestsrc's
+  // colorimetry for 1080p.
+  void to_raw(uint8_t *dst) const {
+    libyuv::NV21ToRGB24Matrix(scaled_y_.data(), kOut, scaled_uv_.data(), kOut, dst, kOut * 3,
+                              &libyuv::kYvuH709Constants, kOut, kContentHeight);
+  }
+
+  // Black, efconvert's default fill-color and videoscale's border colour.
+  static void fill_borders(uint8_t *image, int stride) {
+    std::memset(image, 0, size_t(kTop) * stride);
+    std::memset(image + size_t(kTop + kContentHeight) * stride, 0,
+                size_t(kOut - kTop - kContentHeight) * stride);
+  }
+
+  const bool planar_;
+  std::vector<uint8_t> scaled_y_, scaled_uv_, rgb_, out_;
+};
+
+Measured run_libyuv(MemfdRing &ring, GstVideoFormat format) {
+  std::vector<GstVideoFrame> frames(ring.slots());
+  for (guint s = 0; s < ring.slots(); ++s) {
+    GstBuffer *buffer = ring.frame(s, Wrap::Stable);
+    const bool mapped = gst_video_frame_map(&frames[s], &ring.info(), buffer, GST_MAP_READ);
+    gst_buffer_unref(buffer);  // the mapping keeps its own reference
+    if (!mapped) {
+      for (guint m = 0; m < s; ++m)
+        gst_video_frame_unmap(&frames[m]);
+      Measured failed;
+      failed.error = "cannot map a ring slot";
+      return failed;
+    }
+  }
+  LibyuvLetterbox letterbox(format);
+  Window window(kCaseLimits);
+  uint64_t n = 0;
+  do
+    letterbox.convert(frames[n++ % frames.size()]);
+  while (!window.frame_done());
+  for (GstVideoFrame &frame : frames)
+    gst_video_frame_unmap(&frame);
+  return per_frame(window);
+}
+
+// Every thread of the process, and so every thread they start, on the first
+// CPU allowed, until destroyed; then every thread back on the CPUs the main
+// thread had. Threads are walked in /proc because GStreamer's streaming
+// threads come from a pool that outlives a pipeline, and so do efconvert's
+// helpers, which belong to the streaming thread.
+class PinProcess {
+ public:
+  PinProcess() {
+    sched_getaffinity(0, sizeof all_, &all_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &all_))
+      ++cpu;
+    CPU_SET(cpu, &one);
+    apply(one);
+  }
+  ~PinProcess() { apply(all_); }
+  PinProcess(const PinProcess &) = delete;
+  PinProcess &operator=(const PinProcess &) = delete;
+
+ private:
+  static void apply(const cpu_set_t &set) {
+    std::error_code ignored;
+    for (const auto &task : std::filesystem::directory_iterator("/proc/self/task", ignored))
+      sched_setaffinity(pid_t(std::stol(task.path().filename().string())), sizeof set, &set);
+  }
+
+  cpu_set_t all_;
+};
+
+struct Case {
+  const char *name;     // the benchmark name's last part
+  const char *backend;  // the efconvert backend-in-use it must show, or nullptr
+  bool pinned = false;
+};
+
+const Case kCases[] = {
+    {"efconvert-cpu", "cpu"}, {"efconvert-cpu-1cpu", "cpu", true},
+    {"efconvert-gl", "gl"},   {"videoconvert-videoscale", nullptr},
+    {"gl-chain", nullptr},    {"libyuv", nullptr},
+};
+
+// What sits between appsrc and the output caps; empty for the libyuv loop,
+// which runs no pipeline.
+std::string chain_of(const Case &c, GstVideoFormat format) {
+  const std::string name = c.name;
+  if (name == "libyuv")
+    return "";
+  if (c.backend)
+    return std::string("efconvert name=ef backend=") + c.backend;
+  if (name == "videoconvert-videoscale")
+    return "videoconvert ! videoscale add-borders=true";
+  // glcolorscale takes RGBA only and cannot letterbox: it stretches the
+  // frame to 640x640. GstGL 1.22's RGBP shader fails to compile on Mesa
+  // ("preprocessor error"), so for RGBP the scaled RGBA is downloaded and
+  // videoconvert makes the planes.
+  const std::string scaled =
+      "glupload ! glcolorconvert ! glcolorscale ! video/x-raw(memory:GLMemory),format=RGBA,"
+      "width=640,height=640,pixel-aspect-ratio=1/1 ! ";
+  if (format == GST_VIDEO_FORMAT_RGBP)
+    return scaled + "gldownload ! videoconvert";
+  return scaled + "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGB ! gldownload";
+}
+
+std::string pipeline_of(const std::string &chain, GstVideoFormat format) {
+  constexpr const char *kSource = "appsrc name=src ! ";
+  constexpr const char *kSink = "fakesink name=sink sync=false enable-last-sample=false";
+  if (chain.empty())
+    return std::string(kSource) + kSink;
+  return kSource + chain + " ! video/x-raw,format=" + gst_video_format_to_string(format) +
+         ",width=640,height=640,pixel-aspect-ratio=1/1 ! " + kSink;
+}
+
+MemfdRing *ring = nullptr;
+
+void BM_Convert(benchmark::State &state, const Case &c, GstVideoFormat format) {
+  const std::string chain = chain_of(c, format);
+  for (auto _ : state) {
+    Measured net, gross, source;
+    if (chain.empty()) {
+      gross = net = run_libyuv(*ring, format);
+    } else {
+      std::optional<PinProcess> pin;
+      if (c.pinned)
+        pin.emplace();
+      source = PipelineRun(*ring, kSourceLimits).run(pipeline_of("", format));
+      gross = PipelineRun(*ring, kCaseLimits).run(pipeline_of(chain, format));
+      net = gross;
+      net.wall_ns -= source.wall_ns;
+      net.cpu_ns -= source.cpu_ns;
+    }
+    // Rerunning after the GL backend lands fills its row in.
+    if (gross.error.find("not available in this build") != std::string::npos)
+      return state.SkipWithError(("n/a (not built): " + gross.error).c_str());
+    for (const std::string &error : {source.error, gross.error})
+      if (!error.empty())
+        return state.SkipWithError(error.c_str());
+    if (c.backend && gross.backend != c.backend)
+      return state.SkipWithError(("efconvert ran backend " + gross.backend).c_str());
+    state.SetIterationTime(net.wall_ns / 1e9);
+    auto &counters = state.counters;
+    counters["wall_us"] = net.wall_ns / 1e3;
+    counters["cpu_us"] = net.cpu_ns / 1e3;
+    counters["gross_wall_us"] = gross.wall_ns / 1e3;
+    counters["gross_cpu_us"] = gross.cpu_ns / 1e3;
+    counters["source_wall_us"] = source.wall_ns / 1e3;
+    counters["source_cpu_us"] = source.cpu_ns / 1e3;
+    counters["frames"] = double(gross.frames);
+    for (const auto &[name, per_frame] : gross.stats) {
+      std::string key = name + "_per_frame";
+      std::replace(key.begin(), key.end(), '-', '_');
+      counters[key] = per_frame;
+    }
+    state.SetLabel(chain.empty() ? "libyuv, one thread" : chain);
+  }
+}
+
+// Writes `picture` into ring slot `slot`, through a re-wrapped frame: a new,
+// writable buffer over the slot's memfd.
+std::string copy_into_slot(MemfdRing &ring, guint slot, GstSample *picture) {
+  GstVideoInfo info;
+  GstVideoFrame from, to;
+  if (!gst_video_info_from_caps(&info, gst_sample_get_caps(picture)) ||
+      !gst_video_frame_map(&from, &info, gst_sample_get_buffer(picture), GST_MAP_READ))
+    return "cannot read videotestsrc's frame";
+  GstBuffer *buffer = ring.frame(slot, Wrap::Rewrap);
+  const bool mapped = buffer && gst_video_frame_map(&to, &ring.info(), buffer, GST_MAP_WRITE);
+  if (mapped) {
+    gst_video_frame_copy(&to, &from);
+    gst_video_frame_unmap(&to);
+  }
+  gst_video_frame_unmap(&from);
+  if (buffer)
+    gst_buffer_unref(buffer);
+  return mapped ? "" : "cannot map a ring slot for writing";
+}
+
+// Consecutive frames of a scrolling videotestsrc pattern, one per slot,
+// rendered once: the frames every case converts. The ring's info is taken
+// from videotestsrc's caps, colorimetry (BT.709 for 1080p) included.
+std::unique_ptr<MemfdRing> render_ring(std::string &error) {
+  GstElement *pipeline = gst_parse_launch(
+      ("videotestsrc pattern=smpte horizontal-speed=37 num-buffers=" + std::to_string(kSlots) +
+       " ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! appsink name=sink")
+          .c_str(),
+      nullptr);
+  if (!pipeline) {
+    error = "cannot make videotestsrc ! appsink";
+    return nullptr;
+  }
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  std::unique_ptr<MemfdRing> made;
+  for (guint s = 0; s < kSlots && error.empty(); ++s) {
+    GstSample *sample = gst_app_sink_pull_sample(GST_APP_SINK(sink));
+    GstVideoInfo info;
+    if (!sample || !gst_video_info_from_caps(&info, gst_sample_get_caps(sample)))
+      error = "videotestsrc gave no frame";
+    else if (!made && !(made = std::make_unique<MemfdRing>(info, kSlots))->error().empty())
+      error = made->error();
+    else
+      error = copy_into_slot(*made, s, sample);
+    if (sample)
+      gst_sample_unref(sample);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  return error.empty() ? std::move(made) : nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  init_gstreamer(&argc, &argv);
+  // Options first: --help or a mistyped option answers before the ring is rendered.
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  std::string error;
+  std::unique_ptr<MemfdRing> made = render_ring(error);
+  if (!made) {
+    fprintf(stderr, "bench_convert: %s\n", error.c_str());
+    return 1;
+  }
+  ring = made.get();
+  gchar *colorimetry = gst_video_colorimetry_to_string(&ring->info().colorimetry);
+  benchmark::AddCustomContext("input",
+                              std::string("ring of 4 memfds (GstDmaBufMemory, system-memory caps), "
+                                          "1920x1080 NV12, ") +
+                                  colorimetry + ", videotestsrc smpte scrolling");
+  g_free(colorimetry);
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP})
+    for (const Case &c : kCases)
+      benchmark::RegisterBenchmark(
+          (std::string("BM_Convert/") + gst_video_format_to_string(format) + "/" + c.name).c_str(),
+          BM_Convert, c, format)
+          ->Iterations(1)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
