@@ -33,7 +33,8 @@ class ConvertBackend {
   virtual BackendStats stats() const { return {}; }
 };
 
-std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out);
+std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
+                                                 uint32_t cache_capacity);
 
 #ifdef EF_HAVE_GSTGL
 // EINVAL when the GL converter cannot do in -> out. `element` names the

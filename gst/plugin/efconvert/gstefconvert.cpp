@@ -316,7 +316,7 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   ConvertState &s = state_of(self);
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
     GST_INFO_OBJECT(self, "backend cpu: asked for");
-    return make_cpu_backend(s.in_info, s.out_info);
+    return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
   }
 #ifdef EF_HAVE_GSTGL
   const bool gl_input = input_is_gl(s.in_info, incaps);
@@ -343,7 +343,7 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   }
   GST_INFO_OBJECT(self, "backend cpu: built without GstGL");
 #endif
-  return make_cpu_backend(s.in_info, s.out_info);
+  return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
 }
 
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {

@@ -49,7 +49,9 @@ static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
   int fd = allocate_fd(self, padded);
   if (fd < 0)
     return nullptr;
-  GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, padded, GST_FD_MEMORY_FLAG_NONE);
+  // Kept mapped: a pool recycles these buffers every frame, and an mmap and
+  // munmap per CPU access would cost more than the conversion writing them.
+  GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, padded, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
   if (mem && params && params->prefix)
     gst_memory_resize(mem, gssize(params->prefix), size);
   return mem;
