@@ -155,6 +155,31 @@ GST_START_TEST(test_after_efupload) {
 }
 GST_END_TEST;
 
+// GL memory out: the converted frame stays a texture for GL elements
+// downstream (here gldownload, to check it), and matches the CPU backend.
+GST_START_TEST(test_gl_memory_output) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 96, 96);
+  GstHarness *h = gst_harness_new_parse(
+      "efconvert name=conv ! video/x-raw(memory:GLMemory),format=RGBA ! gldownload");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  GstBuffer *src = smooth_nv12(in);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(src)), GST_FLOW_OK);
+  GstBuffer *gl = gst_harness_pull(h);
+  gchar *backend = nullptr;
+  g_object_get(harness_element(h, "conv"), "backend-in-use", &backend, nullptr);
+  fail_unless_equals_string(backend, "gl");  // auto: GL memory out needs GL
+  g_free(backend);
+  GstBuffer *cpu = convert_one("cpu", src, in, out);
+  double db = psnr(gl, cpu, out);
+  fail_unless(db >= 40.0, "GL memory output vs CPU: %.1f dB", db);
+  gst_buffer_unref(cpu);
+  gst_buffer_unref(gl);
+  gst_buffer_unref(src);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Downstream offers a pool of plain memory: rendered, then read back and
 // counted.
 GST_START_TEST(test_readback_into_system_memory) {
@@ -184,6 +209,7 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_gl_matches_cpu);
   tcase_add_test(tc, test_after_efupload);
   tcase_add_test(tc, test_readback_into_system_memory);
+  tcase_add_test(tc, test_gl_memory_output);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -33,6 +33,8 @@ namespace {
 
 #define EF_CONVERT_IN_FORMATS "{ NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 #define EF_CONVERT_OUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP }"
+// As GL textures: the formats the GL backend renders as pixels.
+#define EF_CONVERT_GL_OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
 
 constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(
     EF_CONVERT_IN_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
@@ -43,7 +45,12 @@ constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(
     ;
 constexpr const char *kSrcCaps =
     GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_OUT_FORMATS);
+        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_OUT_FORMATS)
+#ifdef EF_HAVE_GSTGL
+        ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
+                                              EF_CONVERT_GL_OUT_FORMATS)
+#endif
+    ;
 
 enum Counter : guint {
   kFrames,
@@ -158,6 +165,11 @@ ConvertState &state_of(gpointer self) {
   return *GST_EF_CONVERT(self)->state;
 }
 
+bool is_gl_caps(GstCaps *caps) {
+  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
+  return f && gst_caps_features_contains(f, "memory:GLMemory");
+}
+
 void count(ConvertState &s, Counter c, uint64_t n = 1) {
   s.counters[c].fetch_add(n, std::memory_order_relaxed);
 }
@@ -214,26 +226,23 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
 // Caps with every structure's format set to `formats`, any size, and no
 // colorimetry or aspect ratio (the conversion decides them), in each of the
 // memory types we handle.
-GstCaps *retarget_caps(GstCaps *caps, const char *formats, bool with_gl) {
-  GstCaps *out = gst_caps_new_empty();
+// Appends to `out` each structure of `caps` with its format set to
+// `formats`, any size, and no colorimetry or aspect ratio (the conversion
+// decides them), in memory `feature`.
+GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature) {
   GValue list = G_VALUE_INIT;
   GstStructure *templ = gst_structure_from_string(
       (std::string("video/x-raw, format=(string)") + formats).c_str(), nullptr);
   gst_value_init_and_copy(&list, gst_structure_get_value(templ, "format"));
   gst_structure_free(templ);
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
-                               GST_CAPS_FEATURE_MEMORY_DMABUF, "memory:GLMemory"}) {
-      if (!with_gl && g_str_equal(memory, "memory:GLMemory"))
-        continue;
-      GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
-      gst_structure_set_value(s, "format", &list);
-      gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE,
-                        1, G_MAXINT, nullptr);
-      gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
-                                  "texture-target", nullptr);
-      out = gst_caps_merge_structure_full(out, s, gst_caps_features_new(memory, nullptr));
-    }
+    GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
+    gst_structure_set_value(s, "format", &list);
+    gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
+                      G_MAXINT, nullptr);
+    gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
+                                "texture-target", nullptr);
+    out = gst_caps_merge_structure_full(out, s, gst_caps_features_new(feature, nullptr));
   }
   g_value_unset(&list);
   return out;
@@ -241,14 +250,15 @@ GstCaps *retarget_caps(GstCaps *caps, const char *formats, bool with_gl) {
 
 GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                        GstCaps *filter) {
+  const char *formats = direction == GST_PAD_SINK ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
+  GstCaps *result = gst_caps_new_empty();
+  for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, GST_CAPS_FEATURE_MEMORY_DMABUF})
+    result = append_retargeted(result, caps, formats, memory);
 #ifdef EF_HAVE_GSTGL
-  const bool gl_sink = true;
-#else
-  const bool gl_sink = false;
+  result = append_retargeted(
+      result, caps, direction == GST_PAD_SINK ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
+      GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
 #endif
-  // GL memory is taken on the sink side only; outputs are fd-backed or plain.
-  GstCaps *result = direction == GST_PAD_SINK ? retarget_caps(caps, EF_CONVERT_OUT_FORMATS, false)
-                                              : retarget_caps(caps, EF_CONVERT_IN_FORMATS, gl_sink);
   if (filter) {
     GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref(result);
@@ -304,29 +314,29 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const
 }
 #endif
 
-bool input_is_gl(const GstVideoInfo &, GstCaps *incaps) {
-  GstCapsFeatures *f = gst_caps_get_features(incaps, 0);
-  return f && gst_caps_features_contains(f, "memory:GLMemory");
-}
-
 // auto: GL where the frames already are in GL or GL runs on hardware, the
 // CPU where GL is a software rasterizer or missing. Logs which and why.
 std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Settings &st,
-                                               GstCaps *incaps) {
+                                               GstCaps *incaps, GstCaps *outcaps) {
   ConvertState &s = state_of(self);
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU && is_gl_caps(outcaps)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("backend=cpu cannot output GL memory"),
+                      ("use backend=gl or auto"));
+    return nullptr;
+  }
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
     GST_INFO_OBJECT(self, "backend cpu: asked for");
     return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
   }
 #ifdef EF_HAVE_GSTGL
-  const bool gl_input = input_is_gl(s.in_info, incaps);
-  const bool must_gl = st.backend == GST_EF_CONVERT_BACKEND_GL || gl_input;
+  const bool gl_frames = is_gl_caps(incaps) || is_gl_caps(outcaps);
+  const bool must_gl = st.backend == GST_EF_CONVERT_BACKEND_GL || gl_frames;
   auto gl = try_gl_backend(self, st, !must_gl);
   if (gl) {
     GST_INFO_OBJECT(self, "backend gl: %s",
                     st.backend == GST_EF_CONVERT_BACKEND_GL
                         ? "asked for"
-                        : (gl_input ? "the input is GL memory" : "GL runs on hardware"));
+                        : (gl_frames ? "the frames are GL memory" : "GL runs on hardware"));
     return std::move(gl).value();
   }
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
@@ -337,6 +347,7 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   GST_INFO_OBJECT(self, "backend cpu: %s", gl.error().message.c_str());
 #else
   (void)incaps;
+  (void)outcaps;
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
     GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"), (nullptr));
     return nullptr;
@@ -360,7 +371,7 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     std::lock_guard lock(s.lock);
     settings = s.settings;
   }
-  auto backend = choose_backend(self, settings, incaps);
+  auto backend = choose_backend(self, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
@@ -377,14 +388,59 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
   return GST_BASE_TRANSFORM_CLASS(parent_class)->propose_allocation(trans, decide, query);
 }
 
+#ifdef EF_HAVE_GSTGL
+// GL textures out: a downstream GstGLBufferPool, else one of ours.
+gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps *caps,
+                              const GstVideoInfo &info) {
+  auto context = state_of(trans).gl.ensure(GST_ELEMENT(trans));
+  if (!context) {
+    GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()), (nullptr));
+    return FALSE;
+  }
+  GstBufferPool *pool = nullptr;
+  guint size = guint(info.size), min = 2, max = 0;
+  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
+  if (offered)
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  if (pool && !GST_IS_GL_BUFFER_POOL(pool)) {
+    gst_object_unref(pool);
+    pool = nullptr;
+  }
+  if (!pool)
+    pool = gst_gl_buffer_pool_new(*context);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(*context));
+  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
+  if (!gst_buffer_pool_set_config(pool, config)) {
+    gst_object_unref(pool);
+    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the GL output pool"),
+                      (nullptr));
+    return FALSE;
+  }
+  if (offered)
+    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool(query, pool, size, min, max);
+  gst_object_unref(pool);
+  return TRUE;
+}
+#endif
+
 // Output buffers: a downstream pool when one is offered, else our own pool
-// of fd-backed memory (memfd, or a dma-buf heap where one exists).
+// of fd-backed memory (memfd, or a dma-buf heap where one exists); GL
+// textures when downstream asked for GL memory.
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps(&info, caps))
     return FALSE;
+#ifdef EF_HAVE_GSTGL
+  if (is_gl_caps(caps))
+    return decide_gl_allocation(trans, query, caps, info);
+#endif
   GstBufferPool *pool = nullptr;
   guint size = guint(info.size), min = 2, max = 0;
   const bool offered = gst_query_get_n_allocation_pools(query) > 0;

@@ -146,6 +146,8 @@ class GlBackend : public ConvertBackend {
     SourceTextures src;
     if (auto got = source_textures(in, src); !got)
       return got;
+    if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
+      return render_texture(src, out, params);
     ByteTarget target;
     auto layout = byte_layout(out, out_, target);
     if (!layout)
@@ -258,6 +260,32 @@ class GlBackend : public ConvertBackend {
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     gst_buffer_unmap(out, &map);
     readbacks_++;
+    return job.result;
+  }
+
+  // GL memory out (RGBA family): pixels into the pooled texture, which stays
+  // on the GPU for the GL elements downstream.
+  Result<void> render_texture(const SourceTextures &src, GstBuffer *out,
+                              const ConvertParams &params) {
+    GstMemory *mem = gst_buffer_peek_memory(out, 0);
+    GstMapInfo map;
+    if (!gst_memory_map(mem, &map, GstMapFlags(GST_MAP_WRITE | GST_MAP_GL)))
+      return Error{EIO, "cannot map the output texture for GL"};
+    struct Job {
+      GlBackend *self;
+      const SourceTextures *src;
+      guint texture;
+      const ConvertParams *params;
+      Result<void> result;
+    } job{this, &src, *reinterpret_cast<guint *>(map.data), &params, {}};
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer data) {
+          auto *j = static_cast<Job *>(data);
+          j->result = j->self->converter_->render_pixels(j->src->ids, j->texture, *j->params);
+        },
+        &job);
+    gst_memory_unmap(mem, &map);
     return job.result;
   }
 
