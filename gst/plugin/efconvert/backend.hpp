@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "common/frame_layout.hpp"
 #include "convert_params.hpp"
 #include "ef/result.hpp"
 
@@ -28,8 +29,9 @@ class ConvertBackend {
  public:
   virtual ~ConvertBackend() = default;
   virtual const char *name() const = 0;
-  // Converts `in` (validated against in_info) into `out`.
-  virtual Result<void> convert(GstBuffer *in, GstBuffer *out, const ConvertParams &params) = 0;
+  // Converts `in`, whose planes lie as `layout` says (validated), into `out`.
+  virtual Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                               const ConvertParams &params) = 0;
   virtual BackendStats stats() const { return {}; }
 };
 

@@ -512,7 +512,8 @@ Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
 GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  if (auto layout = locate_planes(in, s.in_info); !layout) {
+  auto layout = locate_planes(in, s.in_info);
+  if (!layout) {
     GST_ELEMENT_ERROR(self, STREAM, FORMAT,
                       ("Invalid input frame: %s", layout.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
@@ -523,7 +524,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (auto done = s.backend->convert(in, out, *params); !done) {
+  if (auto done = s.backend->convert(in, *layout, out, *params); !done) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Conversion failed: %s", done.error().message.c_str()),
                       ("backend %s", s.backend->name()));
     return GST_FLOW_ERROR;

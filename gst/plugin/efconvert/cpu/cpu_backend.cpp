@@ -45,32 +45,33 @@ class CpuBackend : public ConvertBackend {
     return s;
   }
 
-  Result<void> convert(GstBuffer *in, GstBuffer *out, const ConvertParams &params) override {
+  Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                       const ConvertParams &params) override {
     DmaBufCpuAccess read_access(in, false);
     DmaBufCpuAccess write_access(out, true);
     GstVideoFrame dst;
     if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
-    Result<void> done = convert_into(in, dst, params);
+    Result<void> done = convert_into(in, layout, dst, params);
     gst_video_frame_unmap(&dst);
     return done;
   }
 
  private:
-  Result<void> convert_into(GstBuffer *in, GstVideoFrame &dst, const ConvertParams &params) {
-    auto layout = locate_planes(in, in_);
-    if (layout && planes_in_fd_memory(in, *layout)) {
-      if (auto key = frame_import_key(in, *layout)) {
-        BufferSource source(in, *layout, *key);
+  Result<void> convert_into(GstBuffer *in, const FrameLayout &layout, GstVideoFrame &dst,
+                            const ConvertParams &params) {
+    if (planes_in_fd_memory(in, layout)) {
+      if (auto key = frame_import_key(in, layout)) {
+        BufferSource source(in, layout, *key);
         auto got = mappings_.acquire(
-            *key, source, [&]() -> Result<FdMapping> { return FdMapping::create(in, *layout); });
+            *key, source, [&]() -> Result<FdMapping> { return FdMapping::create(in, layout); });
         if (got) {
           // A frame over the cached mapping: the same fields
           // gst_video_frame_map() fills, from the buffer's real layout.
           GstVideoFrame src{};
-          src.info = layout->info;
+          src.info = layout.info;
           src.buffer = in;
-          for (guint p = 0; p < layout->n_planes; ++p)
+          for (guint p = 0; p < layout.n_planes; ++p)
             src.data[p] = const_cast<guint8 *>(got->import->plane(p));
           return cpu_convert(src, dst, params, threads_);
         }

@@ -142,23 +142,24 @@ class GlBackend : public ConvertBackend {
     return s;
   }
 
-  Result<void> convert(GstBuffer *in, GstBuffer *out, const ConvertParams &params) override {
+  Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                       const ConvertParams &params) override {
     SourceTextures src;
-    if (auto got = source_textures(in, src); !got)
+    if (auto got = source_textures(in, layout, src); !got)
       return got;
     if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
       return render_texture(src, out, params);
     ByteTarget target;
-    auto layout = byte_layout(out, out_, target);
-    if (!layout)
+    auto bytes = byte_layout(out, out_, target);
+    if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<EglImport>::Handle dst;
     if (all_fd_memory(out)) {
-      auto key = frame_import_key(out, *layout);
+      auto key = frame_import_key(out, *bytes);
       if (key) {
-        BufferSource source(out, *layout, *key);
+        BufferSource source(out, *bytes, *key);
         auto got = dst_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          return EglImport::create(context_, out, *layout, layout->info);
+          return EglImport::create(context_, out, *bytes, bytes->info);
         });
         if (got)
           dst = got->import;
@@ -171,18 +172,15 @@ class GlBackend : public ConvertBackend {
   }
 
  private:
-  Result<void> source_textures(GstBuffer *in, SourceTextures &tex) {
+  Result<void> source_textures(GstBuffer *in, const FrameLayout &layout, SourceTextures &tex) {
     if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
       return map_gl_textures(in, tex);
-    auto layout = locate_planes(in, in_);
-    if (!layout)
-      return layout.error();
     if (all_fd_memory(in)) {
-      auto key = frame_import_key(in, *layout);
+      auto key = frame_import_key(in, layout);
       if (key) {
-        BufferSource source(in, *layout, *key);
+        BufferSource source(in, layout, *key);
         auto got = src_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          return EglImport::create(context_, in, *layout, in_);
+          return EglImport::create(context_, in, layout, in_);
         });
         if (got) {
           tex.import = got->import;
