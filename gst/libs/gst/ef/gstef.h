@@ -8,5 +8,6 @@
 #include <gst/ef/gstefidentity.h>
 #include <gst/ef/gstefidentitymeta.h>
 #include <gst/ef/gsteftransformmeta.h>
+#include <gst/ef/gstefvkimage.h>
 
 #endif

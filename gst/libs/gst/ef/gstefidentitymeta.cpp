@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "memory_copy.hpp"
+
 namespace {
 
 gboolean identity_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
@@ -18,14 +20,9 @@ gboolean identity_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *src,
                                  gpointer data) {
   if (!GST_META_TRANSFORM_IS_COPY(type))
     return FALSE;  // other transforms (e.g. video scaling) change the bytes
-  auto *copy = static_cast<GstMetaTransformCopy *>(data);
-  auto *m = reinterpret_cast<GstEfIdentityMeta *>(meta);
-  guint n = gst_buffer_n_memory(dest);
-  if (copy->region || n != gst_buffer_n_memory(src))
+  if (!ef::gst::copy_shares_memories(dest, src, data))
     return TRUE;  // not copied, not an error
-  for (guint i = 0; i < n; ++i)
-    if (gst_buffer_peek_memory(dest, i) != gst_buffer_peek_memory(src, i))
-      return TRUE;
+  auto *m = reinterpret_cast<GstEfIdentityMeta *>(meta);
   auto *to = reinterpret_cast<GstEfIdentityMeta *>(
       gst_buffer_add_meta(dest, GST_EF_IDENTITY_META_INFO, nullptr));
   if (!to)

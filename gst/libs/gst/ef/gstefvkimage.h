@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* VkImages in GStreamer buffers, for efvkbridge and the applications around
+ * it (issue 5). The image itself is ef's borrowed VkImage wrapper (ef/ef.h):
+ * nothing here creates or destroys Vulkan objects; the wrapper's keep-alive
+ * (an EfClientState) keeps the producer's objects alive while any buffer,
+ * memory or meta still refers to them.
+ *
+ * - GstEfVkImageMemory: a GstMemory that is a VkImage of an application's
+ *   ring (out of Vulkan, through appsrc). Not mappable: its bytes live on the
+ *   GPU.
+ * - GstEfVkImageMeta: the VkImage a frame was imported into (into Vulkan,
+ *   towards appsink), with its slot-release gate: the application arms it
+ *   with gst_ef_vk_image_meta_release() once its GPU work on the frame has
+ *   retired.
+ * - The GstContext type "ef.vulkan.device": the VkInstance, VkPhysicalDevice,
+ *   VkDevice and queue an application shares with the pipeline. */
+#ifndef __GST_EF_VK_IMAGE_H__
+#define __GST_EF_VK_IMAGE_H__
+
+#include <ef/ef.h>
+#include <gst/ef/gstefidentity.h>
+
+G_BEGIN_DECLS
+
+/* --- GstEfVkImageMemory -------------------------------------------------- */
+
+#define GST_EF_VK_IMAGE_MEMORY_TYPE "EfVkImage"
+
+/* A memory holding a copy of @image (sharing its keep-alive), of @size bytes
+ * for GStreamer's bookkeeping (the image's bytes, e.g. row pitch x height;
+ * at least 1). NULL if @image is NULL. */
+GST_EF_API GstMemory *gst_ef_vk_image_memory_new(const EfVkImage *image, gsize size);
+GST_EF_API gboolean gst_is_ef_vk_image_memory(GstMemory *mem);
+/* The image (borrowed from the memory), or NULL for another memory. */
+GST_EF_API const EfVkImage *gst_ef_vk_image_memory_get_image(GstMemory *mem);
+
+/* --- GstEfVkImageMeta ---------------------------------------------------- */
+
+#define GST_EF_VK_IMAGE_META_API_TYPE (gst_ef_vk_image_meta_api_get_type())
+#define GST_EF_VK_IMAGE_META_INFO (gst_ef_vk_image_meta_get_info())
+
+typedef struct {
+  GstMeta meta;
+  EfVkImage *image; /* a copy owned by the meta */
+} GstEfVkImageMeta;
+
+GST_EF_API GType gst_ef_vk_image_meta_api_get_type(void);
+GST_EF_API const GstMetaInfo *gst_ef_vk_image_meta_get_info(void);
+/* Attaches a copy of @image. Tagged "memory": kept on copies that share the
+ * buffer's memories, dropped on deep copies. */
+GST_EF_API GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta(GstBuffer *buffer,
+                                                             const EfVkImage *image);
+GST_EF_API GstEfVkImageMeta *gst_buffer_get_ef_vk_image_meta(GstBuffer *buffer);
+/* Arms the image's slot-release gate: the producer may now reuse the slot.
+ * FALSE (with the reason in ef_last_error()) when no gate was stamped. */
+GST_EF_API gboolean gst_ef_vk_image_meta_release(GstEfVkImageMeta *meta);
+
+/* --- The "ef.vulkan.device" GstContext ----------------------------------- */
+
+#define GST_EF_VULKAN_DEVICE_CONTEXT_TYPE "ef.vulkan.device"
+
+/* Handles as the application's Vulkan has them (VkInstance etc. are pointers
+ * to dispatchable objects). */
+typedef struct {
+  gpointer instance;
+  gpointer physical_device;
+  gpointer device;
+  guint32 queue_family;
+  guint32 queue_index;
+  guint8 device_uuid[16]; /* VkPhysicalDeviceIDProperties::deviceUUID */
+} GstEfVulkanDevice;
+
+/* A persistent context carrying @device. NULL if any handle is NULL. */
+GST_EF_API GstContext *gst_ef_vulkan_device_context_new(const GstEfVulkanDevice *device);
+/* Reads @context back; FALSE for another context type or missing fields. */
+GST_EF_API gboolean gst_ef_vulkan_device_context_get(GstContext *context,
+                                                     GstEfVulkanDevice *device);
+
+G_END_DECLS
+
+#endif
