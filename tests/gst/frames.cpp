@@ -98,23 +98,21 @@ static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t
   return buffer;
 }
 
-GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed) {
+static GstBuffer *wrap_fd(int fd, const GstVideoInfo &info, uint32_t seed, GstFdMemoryFlags flags) {
   GstAllocator *alloc = gst_fd_allocator_new();
-  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
   gst_object_unref(alloc);
   GstBuffer *buffer = gst_buffer_new();
   gst_buffer_append_memory(buffer, mem);
   return fill_new(buffer, info, seed);
 }
 
+GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed) {
+  return wrap_fd(fd, info, seed, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+}
+
 GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed) {
-  int fd = make_memfd("ef-test-frame", info.size);
-  GstAllocator *alloc = gst_fd_allocator_new();
-  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_NONE);
-  gst_object_unref(alloc);
-  GstBuffer *buffer = gst_buffer_new();
-  gst_buffer_append_memory(buffer, mem);
-  return fill_new(buffer, info, seed);
+  return wrap_fd(make_memfd("ef-test-frame", info.size), info, seed, GST_FD_MEMORY_FLAG_NONE);
 }
 
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
