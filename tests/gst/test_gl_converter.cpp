@@ -84,7 +84,7 @@ struct GlContext {
 };
 
 // A texture made and read back here: the byte target of render_bytes
-// (GL_R8, one texel a byte) or the RGBA8 target of render_pixels.
+// (RGBA8 or R8 texels) or the RGBA8 target of render_pixels.
 class TestTexture {
  public:
   TestTexture(const GlContext &gl, guint width, guint height, bool rgba)
@@ -517,12 +517,14 @@ ConvertParams plan(const Case &k, const GstVideoInfo &in) {
 }
 
 // The byte target for `out`: its own strides and plane offsets, the rows
-// all its planes span.
-ByteTarget byte_target(const GstVideoInfo &out, guint texture) {
+// all its planes span, in the texels the backend takes for its stride
+// unless `texel_bytes` says.
+ByteTarget byte_target(const GstVideoInfo &out, guint texture, guint texel_bytes = 0) {
   ByteTarget target;
   target.texture = texture;
   target.stride = guint(GST_VIDEO_INFO_PLANE_STRIDE(&out, 0));
   target.rows = guint(out.size / target.stride);
+  target.texel_bytes = texel_bytes ? texel_bytes : ByteTarget::texel_bytes_for(target.stride);
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p)
     target.offset[p] = GST_VIDEO_INFO_PLANE_OFFSET(&out, p);
   return target;
@@ -563,10 +565,10 @@ std::unique_ptr<GlConverter> make_converter(const GlContext &gl, const GstVideoI
 // Renders `source` as `out` through render_bytes and returns the bytes.
 std::unique_ptr<Frame> render(const GlContext &gl, GlConverter &converter, const Frame &source,
                               const GstVideoInfo &out, const ConvertParams &params,
-                              std::string *padding = nullptr) {
+                              std::string *padding = nullptr, guint texel_bytes = 0) {
   GlFrame uploaded(gl, *source.get());
-  ByteTarget target = byte_target(out, 0);
-  TestTexture texture(gl, target.stride, target.rows, false);
+  ByteTarget target = byte_target(out, 0, texel_bytes);
+  TestTexture texture(gl, target.width(), target.rows, target.texel_bytes == 4);
   target.texture = texture.texture();
   std::vector<guint8> bytes;
   gl.run([&] {
@@ -767,6 +769,26 @@ START_TEST(test_odd_sizes) {
 }
 END_TEST
 
+// A case's source frame, plan and converter, for tests that compare two
+// renders of it.
+struct Setup {
+  GstVideoInfo in, out;
+  ConvertParams params;
+  std::unique_ptr<Frame> source;
+  std::unique_ptr<GlConverter> converter;
+};
+
+Setup set_up(const GlContext &gl, const Case &k, Content content, guint seed) {
+  Setup s;
+  s.in = video_info(k.in_format, k.in_w, k.in_h);
+  s.out = video_info(k.out_format, k.out_w, k.out_h);
+  s.params = plan(k, s.in);
+  s.source = std::make_unique<Frame>(s.in);
+  fill_content(*s.source, content, seed);
+  s.converter = make_converter(gl, s.in, s.out);
+  return s;
+}
+
 // render_pixels writes into RGBA8 texels exactly what render_bytes writes
 // into bytes.
 START_TEST(test_render_pixels) {
@@ -775,18 +797,13 @@ START_TEST(test_render_pixels) {
                              GST_VIDEO_FORMAT_BGRx}) {
     for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRA}) {
       const Case k{in, 80, 45, out, 48, 48, {}, true, GST_VIDEO_ORIENTATION_90L};
-      const GstVideoInfo in_info = video_info(in, k.in_w, k.in_h);
-      const GstVideoInfo out_info = video_info(out, k.out_w, k.out_h);
-      const ConvertParams params = plan(k, in_info);
-      Frame source(in_info);
-      fill_content(source, Content::Smooth, 3);
-      auto converter = make_converter(gl, in_info, out_info);
-      auto bytes = render(gl, *converter, source, out_info, params);
-      GlFrame uploaded(gl, *source.get());
+      const Setup s = set_up(gl, k, Content::Smooth, 3);
+      auto bytes = render(gl, *s.converter, *s.source, s.out, s.params);
+      GlFrame uploaded(gl, *s.source->get());
       TestTexture pixels(gl, k.out_w, k.out_h, true);
       std::vector<guint8> got;
       gl.run([&] {
-        auto done = converter->render_pixels(uploaded.textures(), pixels.texture(), params);
+        auto done = s.converter->render_pixels(uploaded.textures(), pixels.texture(), s.params);
         fail_unless(done.ok(), "render_pixels: %s", done.ok() ? "" : done.error().message.c_str());
         got = pixels.read();
       });
@@ -795,6 +812,29 @@ START_TEST(test_render_pixels) {
       fail_unless(same, "%s: render_pixels differs from render_bytes", k.name().c_str());
     }
   }
+}
+END_TEST
+
+// R8 targets (one byte a texel, for strides that are no multiple of 4)
+// hold exactly what RGBA8 targets hold, padding untouched, in every output
+// layout, with content and borders starting inside texels.
+START_TEST(test_r8_target) {
+  GlContext gl;
+  for (GstVideoFormat out : kOutputs)
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB}) {
+      const Case cases[] = {{in, 30, 50, out, 61, 21, {}, true},
+                            {in, 64, 36, out, 41, 41, {}, true, GST_VIDEO_ORIENTATION_90R}};
+      for (const Case &k : cases) {
+        const Setup s = set_up(gl, k, Content::Noise, 9);
+        std::string quad_padding, r8_padding;
+        auto quad = render(gl, *s.converter, *s.source, s.out, s.params, &quad_padding, 4);
+        auto r8 = render(gl, *s.converter, *s.source, s.out, s.params, &r8_padding, 1);
+        fail_unless(quad_padding.empty() && r8_padding.empty(), "%s: %s%s", k.name().c_str(),
+                    quad_padding.c_str(), r8_padding.c_str());
+        fail_unless(std::equal(quad->bytes(), quad->bytes() + quad->size(), r8->bytes()),
+                    "%s: R8 and RGBA8 targets differ", k.name().c_str());
+      }
+    }
 }
 END_TEST
 
@@ -816,17 +856,19 @@ START_TEST(test_memfd_target) {
   auto converter = make_converter(gl, in, out);
   auto expected = render(gl, *converter, source, out, params);
 
-  // The memfd as an R8 image: width = stride, height = rows (GRAY8 is R8).
+  // The memfd as the backend imports it: RGBA of stride / 4 pixels (AB24,
+  // bytes in memory order), rows high.
   ByteTarget target = byte_target(out, 0);
-  const GstVideoInfo r8 = video_info(GST_VIDEO_FORMAT_GRAY8, target.stride, target.rows);
-  fail_unless(guint(GST_VIDEO_INFO_PLANE_STRIDE(&r8, 0)) == target.stride);
-  const int fd = ef::test::make_memfd("ef-gl-target", r8.size);
+  fail_unless(target.texel_bytes == 4);
+  const GstVideoInfo image_info = video_info(target.video_format(), target.width(), target.rows);
+  fail_unless(guint(GST_VIDEO_INFO_PLANE_STRIDE(&image_info, 0)) == target.stride);
+  const int fd = ef::test::make_memfd("ef-gl-target", image_info.size);
   fail_unless(fd >= 0);
   GlFrame uploaded(gl, *source.get());
   gl.run([&] {
     const GstGLFuncs *f = gl.gl();
-    GstEGLImage *image = gst_egl_image_from_dmabuf(gl.context.get(), fd, &r8, 0, 0);
-    fail_unless(image != nullptr, "EGL refused the memfd as an R8 image");
+    GstEGLImage *image = gst_egl_image_from_dmabuf(gl.context.get(), fd, &image_info, 0, 0);
+    fail_unless(image != nullptr, "EGL refused the memfd as an RGBA image");
     f->GenTextures(1, &target.texture);
     f->BindTexture(GL_TEXTURE_2D, target.texture);
     f->EGLImageTargetTexture2D(GL_TEXTURE_2D, gst_egl_image_get_image(image));
@@ -838,11 +880,12 @@ START_TEST(test_memfd_target) {
     f->DeleteTextures(1, &target.texture);
     gst_egl_image_unref(image);
   });
-  auto *mapped = static_cast<guint8 *>(mmap(nullptr, r8.size, PROT_READ, MAP_SHARED, fd, 0));
+  auto *mapped =
+      static_cast<guint8 *>(mmap(nullptr, image_info.size, PROT_READ, MAP_SHARED, fd, 0));
   fail_unless(mapped != MAP_FAILED);
   // 160 RGB pixels are 480 bytes: rows have no padding, every byte counts.
   const bool same = std::equal(expected->bytes(), expected->bytes() + expected->size(), mapped);
-  munmap(mapped, r8.size);
+  munmap(mapped, image_info.size);
   close(fd);
   fail_unless(same, "the memfd does not hold what the pass rendered");
 }
@@ -869,7 +912,7 @@ START_TEST(test_timing) {
   auto converter = make_converter(gl, in, out);
   GlFrame uploaded(gl, *source.get());
   ByteTarget target = byte_target(out, 0);
-  TestTexture texture(gl, target.stride, target.rows, false);
+  TestTexture texture(gl, target.width(), target.rows, target.texel_bytes == 4);
   target.texture = texture.texture();
   // Black borders (the default fill) are cleared; coloured ones drawn.
   struct Variant {
@@ -964,6 +1007,7 @@ Suite *gl_converter_suite() {
   tcase_add_test(tc, test_letterbox_borders);
   tcase_add_test(tc, test_odd_sizes);
   tcase_add_test(tc, test_render_pixels);
+  tcase_add_test(tc, test_r8_target);
   tcase_add_test(tc, test_memfd_target);
   tcase_add_test(tc, test_timing);
   tcase_add_test(tc, test_refusals);

@@ -64,9 +64,11 @@ Result<void> map_gl_textures(GstBuffer *buffer, SourceTextures &tex) {
   return {};
 }
 
-// The output as one GRAY8 "image" of stride x rows, which is what the byte
-// texture of the pass is. Only possible when every plane shares the stride
-// and starts on a row, as efconvert's and most pools' layouts do.
+// The output as one image of rows of `stride` bytes, which is what the byte
+// texture of the pass is: RGBA of stride / 4 pixels (an AB24 EGLImage, byte
+// k of a texel in channel k), or GRAY8 of stride pixels where the stride is
+// no multiple of 4. Only possible when every plane shares the stride and
+// starts on a row, as efconvert's and most pools' layouts do.
 std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
                                        ByteTarget &target) {
   GstVideoInfo real = info;
@@ -82,15 +84,15 @@ std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
   if (gst_buffer_n_memory(out) != 1)
     return std::nullopt;
   const gsize size = gst_buffer_get_size(out);
+  target.stride = guint(stride);
+  target.rows = guint(size / gsize(stride));
+  target.texel_bytes = ByteTarget::texel_bytes_for(target.stride);
   FrameLayout layout;
-  gst_video_info_set_format(&layout.info, GST_VIDEO_FORMAT_GRAY8, guint(stride),
-                            guint(size / gsize(stride)));
+  gst_video_info_set_format(&layout.info, target.video_format(), target.width(), target.rows);
   layout.info.stride[0] = stride;
   layout.n_planes = 1;
   GstMemory *mem = gst_buffer_peek_memory(out, 0);
   layout.planes[0] = {0, gsize(mem->offset), size};
-  target.stride = guint(stride);
-  target.rows = guint(size / gsize(stride));
   for (guint p = 0; p < GST_VIDEO_MAX_PLANES; ++p)
     target.offset[p] = real.offset[p];
   return layout;
@@ -229,8 +231,8 @@ class GlBackend : public ConvertBackend {
       gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, job->texture,
                                0);
       gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
-      gl->ReadPixels(0, 0, GLsizei(target.stride), GLsizei(target.rows), GL_RED, GL_UNSIGNED_BYTE,
-                     job->read_into);
+      gl->ReadPixels(0, 0, GLsizei(target.width()), GLsizei(target.rows), target.gl_format(),
+                     GL_UNSIGNED_BYTE, job->read_into);
       gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
       gl->DeleteFramebuffers(1, &fbo);
     } else {
@@ -287,17 +289,19 @@ class GlBackend : public ConvertBackend {
     return job.result;
   }
 
+  // The texel format follows from the stride, so stride and rows key it.
   bool ensure_scratch(const ByteTarget &target) {
-    if (scratch_ && scratch_w_ == target.stride && scratch_h_ == target.rows)
+    if (scratch_ && scratch_stride_ == target.stride && scratch_rows_ == target.rows)
       return true;
     struct Make {
       guint *tex;
-      guint w, h;
-    } make{&scratch_, target.stride, target.rows};
+      const ByteTarget *target;
+    } make{&scratch_, &target};
     gst_gl_context_thread_add(
         context_,
         [](GstGLContext *ctx, gpointer data) {
           auto *m = static_cast<Make *>(data);
+          const ByteTarget &t = *m->target;
           const GstGLFuncs *gl = ctx->gl_vtable;
           if (*m->tex)
             gl->DeleteTextures(1, m->tex);
@@ -305,16 +309,16 @@ class GlBackend : public ConvertBackend {
           gl->BindTexture(GL_TEXTURE_2D, *m->tex);
           // Zeroed: the pass writes visible bytes only, and the padding is
           // read back too.
-          std::vector<guint8> zeros(size_t(m->w) * m->h, 0);
+          std::vector<guint8> zeros(size_t(t.stride) * t.rows, 0);
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-          gl->TexImage2D(GL_TEXTURE_2D, 0, GL_R8, GLsizei(m->w), GLsizei(m->h), 0, GL_RED,
-                         GL_UNSIGNED_BYTE, zeros.data());
+          gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
+                         GLsizei(t.rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
           gl->BindTexture(GL_TEXTURE_2D, 0);
         },
         &make);
-    scratch_w_ = target.stride;
-    scratch_h_ = target.rows;
+    scratch_stride_ = target.stride;
+    scratch_rows_ = target.rows;
     return scratch_ != 0;
   }
 
@@ -324,7 +328,7 @@ class GlBackend : public ConvertBackend {
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_, dst_cache_;
   std::unique_ptr<TextureUploader> uploader_;
-  guint scratch_ = 0, scratch_w_ = 0, scratch_h_ = 0;
+  guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
 };
 

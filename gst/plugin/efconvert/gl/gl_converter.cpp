@@ -43,18 +43,20 @@ struct Glsl {
   bool gather = false;
 };
 
-// Program variants (see gl_shaders.hpp).
-constexpr unsigned kPixels = 1, kNearest = 2, kFill = 4;
+// Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
+// bytes a texel, else R8.
+constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4;
 
 constexpr guint kMaxSourceTextures = 3;
 
-// Where one render writes: a texture of width x height texels and, per
-// output plane, the texture row where the plane begins.
+// Where one render writes: a texture of width x height texels of
+// texel_bytes bytes (4: RGBA8, 1: R8) and, per output plane, the texture row
+// where the plane begins.
 struct Target {
   guint texture = 0;
   guint width = 0;
   guint height = 0;
-  bool pixels = false;
+  guint texel_bytes = 1;
   std::array<guint, 3> row0{};
 };
 
@@ -74,15 +76,6 @@ std::vector<Box> border_boxes(const GstVideoRectangle &c, gint out_w, gint out_h
     if (b.w > 0 && b.h > 0)
       boxes.push_back(b);
   return boxes;
-}
-
-// A border that is one byte value throughout (grey in packed RGB, any
-// colour in RGBA8 texels) is a glClear, at memset speed, not a draw.
-bool clearable(const gl::ByteRows &fill, guint bytes_per_texel) {
-  for (guint b = 1; b < bytes_per_texel; ++b)
-    if (fill.constant[b] != fill.constant[0])
-      return false;
-  return true;
 }
 
 std::string rect_string(const GstVideoRectangle &r) {
@@ -105,6 +98,7 @@ class DrawScope {
     gl_->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer_);
     gl_->GetIntegerv(GL_VIEWPORT, viewport_);
     gl_->GetFloatv(GL_COLOR_CLEAR_VALUE, clear_);
+    gl_->GetBooleanv(GL_COLOR_WRITEMASK, mask_);
   }
   ~DrawScope() {
     for (guint unit = 0; unit < kMaxSourceTextures; ++unit) {
@@ -119,6 +113,7 @@ class DrawScope {
     gl_->BindFramebuffer(GL_FRAMEBUFFER, GLuint(framebuffer_));
     gl_->Viewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
     gl_->ClearColor(clear_[0], clear_[1], clear_[2], clear_[3]);
+    gl_->ColorMask(mask_[0], mask_[1], mask_[2], mask_[3]);
   }
   DrawScope(const DrawScope &) = delete;
   DrawScope &operator=(const DrawScope &) = delete;
@@ -130,6 +125,7 @@ class DrawScope {
   GLint framebuffer_ = 0;
   GLint viewport_[4] = {};
   GLfloat clear_[4] = {};
+  GLboolean mask_[4] = {};
 };
 
 class GlConverterImpl final : public GlConverter {
@@ -164,7 +160,7 @@ class GlConverterImpl final : public GlConverter {
   void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
   void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                           const gl::ByteRows &rows);
-  void scissor(const Target &target, guint plane, const Box &box);
+  void draw(const Target &target, guint plane, const Box &box, bool clear);
 
   GstGLContext *context_;
   GstVideoInfo in_;
@@ -212,7 +208,7 @@ Result<void> GlConverterImpl::init() {
     return Error{EIO, "creating the vertex array, framebuffer or sampler failed"};
   // The common program now, so that a driver that cannot compile it fails
   // at caps time rather than on the first frame.
-  auto common = program(0);
+  auto common = program(kQuad);
   if (!common)
     return common.error();
   return {};
@@ -227,8 +223,8 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
   d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
                           : "#define LUMA g\n#define CHROMA r\n";
-  if (variant & kPixels)
-    d += "#define PIXELS\n";
+  d += "#define BPP " + std::to_string(output_.planes[0].bytes_per_pixel) + "\n";
+  d += std::string("#define TEXEL_BYTES ") + (variant & kQuad ? "4" : "1") + "\n";
   if (variant & kNearest)
     d += "#define NEAREST\n";
   if (variant & kFill)
@@ -280,7 +276,10 @@ Result<void> GlConverterImpl::render_bytes(const std::array<guint, GST_VIDEO_MAX
                                            const ByteTarget &dst, const ConvertParams &params) {
   if (dst.texture == 0 || dst.stride == 0)
     return Error{EINVAL, "byte target has no texture or a stride of 0"};
-  Target target{dst.texture, dst.stride, dst.rows, false, {}};
+  if ((dst.texel_bytes != 1 && dst.texel_bytes != 4) || dst.stride % dst.texel_bytes != 0)
+    return Error{EINVAL, "stride " + std::to_string(dst.stride) + " is not a whole number of " +
+                             std::to_string(dst.texel_bytes) + "-byte texels"};
+  Target target{dst.texture, dst.width(), dst.rows, dst.texel_bytes, {}};
   const guint height = GST_VIDEO_INFO_HEIGHT(&out_);
   for (guint p = 0; p < output_.n_planes; ++p) {
     const guint row_bytes = GST_VIDEO_INFO_WIDTH(&out_) * output_.planes[p].bytes_per_pixel;
@@ -307,11 +306,9 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
                              GST_VIDEO_INFO_NAME(&out_) + " has no such layout"};
   if (dst_texture == 0)
     return Error{EINVAL, "destination texture is 0"};
-  const Target target{dst_texture,
-                      guint(GST_VIDEO_INFO_WIDTH(&out_)),
-                      guint(GST_VIDEO_INFO_HEIGHT(&out_)),
-                      true,
-                      {}};
+  // Pixels of four bytes in RGBA8 texels: a byte target of one plane.
+  const Target target{
+      dst_texture, guint(GST_VIDEO_INFO_WIDTH(&out_)), guint(GST_VIDEO_INFO_HEIGHT(&out_)), 4, {}};
   return render(src, target, params);
 }
 
@@ -343,7 +340,7 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   if (auto ok = check(src, params); !ok)
     return ok;
   const gl::Geometry geometry = gl::plan_geometry(params);
-  const unsigned base = target.pixels ? kPixels : 0;
+  const unsigned base = target.texel_bytes == 4 ? kQuad : 0;
   auto content = program(base | (geometry.nearest ? kNearest : 0));
   if (!content)
     return content.error();
@@ -360,36 +357,29 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   gl->BindVertexArray(vao_);
   bind_sources(src);
 
-  const guint n_planes = target.pixels ? 1 : output_.n_planes;
   gst_gl_shader_use(*content);
   set_source_uniforms(*content, geometry);
   const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
   const GstVideoRectangle &c = params.content;
-  for (guint p = 0; p < n_planes; ++p) {
+  for (guint p = 0; p < output_.n_planes; ++p) {
     set_plane_uniforms(*content, target, p,
                        gl::content_rows(colour, output_.planes[p], source_.alpha));
-    scissor(target, p, {c.x, c.y, c.w, c.h});
-    gl->DrawArrays(GL_TRIANGLES, 0, 3);
+    draw(target, p, {c.x, c.y, c.w, c.h}, false);
   }
   const auto borders = border_boxes(c, GST_VIDEO_INFO_WIDTH(&out_), GST_VIDEO_INFO_HEIGHT(&out_));
-  for (guint p = 0; p < n_planes && !borders.empty(); ++p) {
+  for (guint p = 0; p < output_.n_planes && !borders.empty(); ++p) {
     const gl::ByteRows rows = gl::fill_rows(params, output_.planes[p], output_.gray);
-    const bool clear = clearable(rows, target.pixels ? 1 : output_.planes[p].bytes_per_pixel);
+    // A border whose texels are all alike is a glClear, at memset speed.
+    const auto clear =
+        gl::clear_colour(rows, output_.planes[p].bytes_per_pixel, target.texel_bytes);
     if (clear) {
-      const auto &v = rows.constant;
-      gl->ClearColor(v[0], target.pixels ? v[1] : v[0], target.pixels ? v[2] : v[0],
-                     target.pixels ? v[3] : v[0]);
+      gl->ClearColor((*clear)[0], (*clear)[1], (*clear)[2], (*clear)[3]);
     } else {
       gst_gl_shader_use(*fill);
       set_plane_uniforms(*fill, target, p, rows);
     }
-    for (const Box &box : borders) {
-      scissor(target, p, box);
-      if (clear)
-        gl->Clear(GL_COLOR_BUFFER_BIT);
-      else
-        gl->DrawArrays(GL_TRIANGLES, 0, 3);
-    }
+    for (const Box &box : borders)
+      draw(target, p, box, clear.has_value());
   }
   // Not left attached: a texture attached to our framebuffer outlives its
   // owner's glDeleteTextures.
@@ -397,16 +387,27 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   return {};
 }
 
-void GlConverterImpl::scissor(const Target &target, guint plane, const Box &box) {
-  const gint bpp = target.pixels ? 1 : gint(output_.planes[plane].bytes_per_pixel);
-  context_->gl_vtable->Scissor(box.x * bpp, gint(target.row0[plane]) + box.y, box.w * bpp, box.h);
+// A box of output pixels covers bytes of its rows that need not begin or
+// end on a texel: the texels it shares with its neighbours are written with
+// only its own bytes' channels (the colour mask), so that content, borders
+// and row padding each keep what is theirs.
+void GlConverterImpl::draw(const Target &target, guint plane, const Box &box, bool clear) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  const gint bpp = gint(output_.planes[plane].bytes_per_pixel);
+  for (const gl::TexelSpan &span :
+       gl::texel_spans(box.x * bpp, (box.x + box.w) * bpp, target.texel_bytes)) {
+    const auto &b = span.bytes;
+    gl->ColorMask(b[0], b[1], b[2], b[3]);
+    gl->Scissor(span.x, gint(target.row0[plane]) + box.y, span.w, box.h);
+    if (clear)
+      gl->Clear(GL_COLOR_BUFFER_BIT);
+    else
+      gl->DrawArrays(GL_TRIANGLES, 0, 3);
+  }
 }
 
 void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                                          const gl::ByteRows &rows) {
-  const float bpp = float(output_.planes[plane].bytes_per_pixel);
-  gst_gl_shader_set_uniform_1f(shader, "u_bpp", bpp);
-  gst_gl_shader_set_uniform_1f(shader, "u_inv_bpp", 1.0f / bpp);
   gst_gl_shader_set_uniform_1f(shader, "u_row0", float(target.row0[plane]));
   gst_gl_shader_set_uniform_4fv(shader, "u_bytes", 4, rows.coef[0].data());
   gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
@@ -451,6 +452,18 @@ Result<Glsl> glsl_for(GstGLContext *context) {
 }
 
 }  // namespace
+
+guint ByteTarget::gl_internal_format() const {
+  return texel_bytes == 4 ? GL_RGBA8 : GL_R8;
+}
+
+guint ByteTarget::gl_format() const {
+  return texel_bytes == 4 ? GL_RGBA : GL_RED;
+}
+
+GstVideoFormat ByteTarget::video_format() const {
+  return texel_bytes == 4 ? GST_VIDEO_FORMAT_RGBA : GST_VIDEO_FORMAT_GRAY8;
+}
 
 Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
                                                          const GstVideoInfo &in,

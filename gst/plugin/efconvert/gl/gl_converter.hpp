@@ -15,18 +15,33 @@
 
 namespace ef::gst {
 
-// Where an output's bytes lie in a "byte texture": a GL_R8 texture one texel
-// per byte, `stride` texels wide and `rows` high, whose rows are the output
-// buffer's rows. Plane p starts at row offset[p] / stride (offsets are whole
-// rows). Rendering into such a texture writes any packed or planar format,
-// RGB and RGBP included, and an EGLImage of a memfd can be that texture,
-// so the pass renders straight into the destination's memory. Only each
-// plane's visible bytes are written: row padding keeps what it held.
+// Where an output's bytes lie in a "byte texture", whose rows are the
+// output buffer's rows, `stride` bytes each: RGBA8 texels holding four
+// consecutive bytes (byte 4i + k of a row in channel k of texel i, R first,
+// as an AB24 EGLImage of the memory lies), or, where the stride is not a
+// multiple of 4, R8 texels of one byte. Plane p starts at row offset[p] /
+// stride (offsets are whole rows). Rendering into such a texture writes any
+// packed or planar format, RGB and RGBP included, and an EGLImage of a memfd
+// can be that texture, so the pass renders straight into the destination's
+// memory. Only each plane's visible bytes are written: row padding keeps
+// what it held.
 struct ByteTarget {
   guint texture = 0;
-  guint stride = 0;  // bytes per row, = texture width
+  guint stride = 0;  // bytes per row
   guint rows = 0;    // texture height
   std::array<gsize, GST_VIDEO_MAX_PLANES> offset{};
+  guint texel_bytes = 1;  // 4: RGBA8 texels, 1: R8 texels
+
+  // Four bytes a texel wherever a row is whole texels: a quarter of the
+  // fragments to shade.
+  static guint texel_bytes_for(guint stride) { return stride % 4 == 0 ? 4 : 1; }
+  guint width() const { return stride / texel_bytes; }  // texels a row
+  // The texture's format (GLenums): GL_RGBA8 / GL_RGBA or GL_R8 / GL_RED.
+  guint gl_internal_format() const;
+  guint gl_format() const;
+  // The video format whose one plane of width() x rows is the texture
+  // (RGBA or GRAY8), as EGL imports it.
+  GstVideoFormat video_format() const;
 };
 
 // Inputs: NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8.
@@ -52,7 +67,8 @@ struct ByteTarget {
 // thread of `context` (the destructor marshals itself there). A render only
 // issues GL commands: the caller fences or glFinish()es before the CPU, or
 // another context, reads the destination. It restores the bound draw
-// framebuffer, the viewport and the clear colour; it leaves the program
+// framebuffer, the viewport, the clear colour and the colour mask; it
+// leaves the program
 // (gst_gl_context_clear_shader), the vertex array, texture units 0..2 and
 // their samplers unbound, GL_TEXTURE0 active and the scissor test off.
 class GlConverter {

@@ -203,6 +203,47 @@ ByteRows fill_rows(const ConvertParams &params, const OutputPlane &plane, bool g
   return rows;
 }
 
+std::optional<std::array<float, 4>> clear_colour(const ByteRows &fill, guint bytes_per_pixel,
+                                                 guint texel_bytes) {
+  const auto &v = fill.constant;
+  std::array<float, 4> colour{};
+  for (guint k = 0; k < 4; ++k)
+    colour[k] = v[k % bytes_per_pixel];
+  // Texels of whole pixels repeat one pattern; otherwise a texel's bytes
+  // shift through the pixel's from texel to texel.
+  if (texel_bytes % bytes_per_pixel == 0)
+    return colour;
+  for (guint b = 1; b < bytes_per_pixel; ++b)
+    if (v[b] != v[0])
+      return std::nullopt;
+  return std::array<float, 4>{v[0], v[0], v[0], v[0]};
+}
+
+std::vector<TexelSpan> texel_spans(gint begin, gint end, guint texel_bytes) {
+  const gint t = gint(texel_bytes);
+  auto part = [&](gint texel) {
+    TexelSpan s{texel, 1, {}};
+    for (gint k = 0; k < 4; ++k)
+      s.bytes[k] = k < t && texel * t + k >= begin && texel * t + k < end;
+    return s;
+  };
+  std::vector<TexelSpan> spans;
+  if (end <= begin)
+    return spans;
+  const gint whole_begin = (begin + t - 1) / t, whole_end = end / t;
+  if (whole_begin > whole_end) {  // both edges inside one texel
+    spans.push_back(part(begin / t));
+    return spans;
+  }
+  if (begin % t)
+    spans.push_back(part(whole_begin - 1));
+  if (whole_end > whole_begin)
+    spans.push_back({whole_begin, whole_end - whole_begin, {true, true, true, true}});
+  if (end % t)
+    spans.push_back(part(whole_end));
+  return spans;
+}
+
 Geometry plan_geometry(const ConvertParams &params) {
   // The map is affine: three points give it, straight from the plan's own
   // inverse, so the shader cannot disagree with map_output_to_input.

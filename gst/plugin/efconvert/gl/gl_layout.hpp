@@ -9,6 +9,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 #include "efconvert/convert_params.hpp"
 
@@ -74,6 +75,24 @@ ByteRows content_rows(const ColourTransform &colour, const OutputPlane &plane, b
 // The fill colour of params (R, G, B, A; for GRAY8 outputs the luma of the
 // fill colour rounded to a byte) as the bytes of one output plane.
 ByteRows fill_rows(const ConvertParams &params, const OutputPlane &plane, bool gray_out);
+
+// The colour a glClear fills a plane's border with, in a target of
+// `texel_bytes` bytes a texel; none where texels of the border differ (a
+// texel that is not whole pixels, of a colour whose bytes differ).
+std::optional<std::array<float, 4>> clear_colour(const ByteRows &fill, guint bytes_per_pixel,
+                                                 guint texel_bytes);
+
+// Texels [x, x + w) of a row, of which only the bytes (channels) marked are
+// to be written.
+struct TexelSpan {
+  gint x = 0, w = 0;
+  std::array<bool, 4> bytes{true, true, true, true};
+};
+
+// Bytes [begin, end) of a row as texels of `texel_bytes` bytes: a run of
+// whole texels and, where a byte edge falls inside a texel, that texel
+// alone with the bytes inside the range (at most three spans).
+std::vector<TexelSpan> texel_spans(gint begin, gint end, guint texel_bytes);
 
 struct Geometry {
   // source point = map_x * out_x + map_y * out_y + map_o, in source pixels

@@ -5,7 +5,9 @@
 //   LUMA, CHROMA   texture channels of Y and of chroma (SOURCE_PACKED_422)
 //   NEAREST        the source pixel under the point instead of bilinear
 //   GATHER         textureGather available (GLSL 400, ES 310)
-//   PIXELS         one RGBA8 texel a pixel (render_pixels), else one R8 texel a byte
+//   BPP            bytes a pixel of the output plane: 1, 3 or 4
+//   TEXEL_BYTES    4: RGBA8 texels, bytes 4i..4i+3 of a row in texel i's R, G,
+//                  B, A; 1: R8 texels, one a byte
 //   FILL           writes the fill colour (borders) instead of sampling
 #pragma once
 
@@ -43,9 +45,7 @@ uniform vec4 u_clamp;  // points stay between the crop's edge pixel centres
 // The output plane being drawn: byte b of a pixel is
 // clamp(dot(u_bytes[b], sample) + u_const[b]), sample = (Y, U, V, 1) or the
 // source texel; the colour matrix, channel order and padding are in them.
-uniform float u_bpp;      // bytes a pixel
-uniform float u_inv_bpp;  // 1 / u_bpp
-uniform float u_row0;     // first row of the plane in the byte texture
+uniform float u_row0;  // first row of the plane in the target
 uniform vec4 u_bytes[4];
 uniform vec4 u_const;
 
@@ -162,32 +162,49 @@ vec4 fetch(vec2 centre) {
 #endif
 #endif
 
-void main() {
-  vec2 frag = floor(gl_FragCoord.xy);
-#ifdef PIXELS
-  vec2 px = frag;
-#else
-  // Texel x of a byte texture is byte x % bpp of pixel x / bpp. (x + 0.5)
-  // / bpp is never within 1/6 of a whole number, far beyond float error.
-  float x = floor((frag.x + 0.5) * u_inv_bpp);
-  int b = int(frag.x - x * u_bpp);
-  vec2 px = vec2(x, frag.y - u_row0);
-#endif
+// The bytes of output pixel px (x in pixels, y in rows of the plane),
+// unclamped.
+vec4 pixel_bytes(vec2 px) {
 #ifdef FILL
   vec4 s = vec4(0.0);
 #else
   vec4 s = fetch(px + 0.5);
 #endif
-  vec4 bytes =
-      vec4(dot(u_bytes[0], s), dot(u_bytes[1], s), dot(u_bytes[2], s), dot(u_bytes[3], s)) +
-      u_const;
-#ifdef PIXELS
-  o_color = clamp(bytes, 0.0, 1.0);
-#else
+  return vec4(dot(u_bytes[0], s), dot(u_bytes[1], s), dot(u_bytes[2], s), dot(u_bytes[3], s)) +
+         u_const;
+}
+
+// Each distinct pixel under a texel is sampled once: the sampling is what
+// costs on llvmpipe.
+void main() {
+  ivec2 frag = ivec2(gl_FragCoord.xy);
+  float row = float(frag.y) - u_row0;
+#if TEXEL_BYTES == 1
+  // Texel x is byte x % BPP of pixel x / BPP.
+  int x = frag.x / BPP;
+  int b = frag.x - x * BPP;
+  vec4 bytes = pixel_bytes(vec2(float(x), row));
   // All four candidates, then a select: cheaper on llvmpipe than indexing
   // the uniform array with a per-fragment index.
   float v = b == 0 ? bytes.x : b == 1 ? bytes.y : b == 2 ? bytes.z : bytes.w;
   o_color = vec4(clamp(v, 0.0, 1.0));
+#elif BPP == 4
+  o_color = clamp(pixel_bytes(vec2(float(frag.x), row)), 0.0, 1.0);
+#elif BPP == 1
+  float x = float(frag.x * 4);
+  o_color = clamp(vec4(pixel_bytes(vec2(x, row)).x, pixel_bytes(vec2(x + 1.0, row)).x,
+                       pixel_bytes(vec2(x + 2.0, row)).x, pixel_bytes(vec2(x + 3.0, row)).x),
+                  0.0, 1.0);
+#else
+  // BPP 3: bytes 4x..4x+3 begin at byte 4x % 3 of pixel 4x / 3 and end in
+  // the pixel after it.
+  int i = frag.x * 4;
+  int p = i / 3;
+  int b = i - p * 3;
+  vec4 a = pixel_bytes(vec2(float(p), row));
+  vec4 n = pixel_bytes(vec2(float(p + 1), row));
+  vec4 v = b == 0 ? vec4(a.xyz, n.x) : b == 1 ? vec4(a.yz, n.xy) : vec4(a.z, n.xyz);
+  o_color = clamp(v, 0.0, 1.0);
 #endif
 }
 )";
