@@ -156,7 +156,7 @@ class GlBackend : public ConvertBackend {
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<EglImport>::Handle dst;
-    if (all_fd_memory(out)) {
+    if (all_fd_memory(out) && !dst_import_off_) {
       auto key = frame_import_key(out, *bytes);
       if (key) {
         BufferSource source(out, *bytes, *key);
@@ -166,7 +166,7 @@ class GlBackend : public ConvertBackend {
         if (got)
           dst = got->import;
         else
-          GST_INFO_OBJECT(element_, "destination not imported: %s", got.error().message.c_str());
+          note_refused_import(got.error(), "destination", dst_import_off_);
       }
     }
     return dst ? render_into(src, dst->textures()[0], target, params)
@@ -177,7 +177,7 @@ class GlBackend : public ConvertBackend {
   Result<void> source_textures(GstBuffer *in, const FrameLayout &layout, SourceTextures &tex) {
     if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
       return map_gl_textures(in, tex);
-    if (all_fd_memory(in)) {
+    if (all_fd_memory(in) && !src_import_off_) {
       auto key = frame_import_key(in, layout);
       if (key) {
         BufferSource source(in, layout, *key);
@@ -189,8 +189,7 @@ class GlBackend : public ConvertBackend {
           tex.ids = tex.import->textures();
           return {};
         }
-        GST_INFO_OBJECT(element_, "source not imported, uploading: %s",
-                        got.error().message.c_str());
+        note_refused_import(got.error(), "source", src_import_off_);
       }
     }
     declines_++;
@@ -204,6 +203,20 @@ class GlBackend : public ConvertBackend {
       return copied;
     uploads_++;
     return map_gl_textures(*buffer, tex);
+  }
+
+  // A driver that refuses an import (NVIDIA's EGL takes no memfd as a
+  // dma-buf) refuses every frame of these caps: stop asking until the caps
+  // change and the backend is made anew. A validation refusal (ESTALE) is
+  // about one frame and does not count.
+  void note_refused_import(const Error &error, const char *what, bool &off) {
+    if (error.code == ESTALE) {
+      GST_INFO_OBJECT(element_, "%s refused by validation: %s", what, error.message.c_str());
+      return;
+    }
+    off = true;
+    GST_WARNING_OBJECT(element_, "%s not imported, copying from now on: %s", what,
+                       error.message.c_str());
   }
 
   struct RenderJob {
@@ -330,6 +343,7 @@ class GlBackend : public ConvertBackend {
   std::unique_ptr<TextureUploader> uploader_;
   guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
+  bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
 };
 
 }  // namespace
