@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "check_gl_main.hpp"
@@ -121,16 +122,25 @@ GST_START_TEST(test_gl_steady_state) {
 GST_END_TEST;
 
 // The two backends agree on the same frame (letterbox; RGB, RGBP, GRAY8).
+// GRAY8 of a BT.709 source (720p caps default to it) is the BT.601 luma of
+// its R'G'B' in both, not its Y.
 GST_START_TEST(test_gl_matches_cpu) {
-  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
-  for (GstVideoFormat format :
-       {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_GRAY8}) {
+  const GstVideoInfo sd = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
+  const GstVideoInfo hd = info_of(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  fail_unless_equals_int(hd.colorimetry.matrix, GST_VIDEO_COLOR_MATRIX_BT709);
+  const std::pair<const GstVideoInfo *, GstVideoFormat> cases[] = {{&sd, GST_VIDEO_FORMAT_RGB},
+                                                                   {&sd, GST_VIDEO_FORMAT_RGBP},
+                                                                   {&sd, GST_VIDEO_FORMAT_GRAY8},
+                                                                   {&hd, GST_VIDEO_FORMAT_GRAY8}};
+  for (const auto &[in, format] : cases) {
     GstVideoInfo out = info_of(format, 128, 128);
-    GstBuffer *src = smooth_nv12(in);
-    GstBuffer *gl = convert_one("gl", src, in, out);
-    GstBuffer *cpu = convert_one("cpu", src, in, out);
+    GstBuffer *src = smooth_nv12(*in);
+    GstBuffer *gl = convert_one("gl", src, *in, out);
+    GstBuffer *cpu = convert_one("cpu", src, *in, out);
     double db = psnr(gl, cpu, out);
-    fail_unless(db >= 40.0, "%s: GL vs CPU PSNR %.1f dB", gst_video_format_to_string(format), db);
+    fail_unless(db >= 40.0, "%s from %dx%d: GL vs CPU PSNR %.1f dB",
+                gst_video_format_to_string(format), GST_VIDEO_INFO_WIDTH(in),
+                GST_VIDEO_INFO_HEIGHT(in), db);
     gst_buffer_unref(gl);
     gst_buffer_unref(cpu);
     gst_buffer_unref(src);

@@ -292,11 +292,18 @@ bool source_is_yuv(const GstVideoInfo &in) {
   return !GST_VIDEO_INFO_IS_RGB(&in);  // YUV formats and GRAY8
 }
 
-// The luma weights of GRAY8 output: the source's Kr/Kb, BT.601 for RGB.
-void luma_weights(const GstVideoInfo &in, const ConvertParams &params, double &kr, double &kb) {
-  kr = 0.299, kb = 0.114;
-  if (source_is_yuv(in))
-    gst_video_color_matrix_get_Kr_Kb(params.matrix, &kr, &kb);
+// The luma of GRAY8 output, GRAY8's colorimetry (1:4:0:0): full-range
+// BT.601, whatever the source's matrix.
+double gray_luma(double r, double g, double b) {
+  return 0.299 * r + 0.587 * g + 0.114 * b;
+}
+
+// 16-bit component c of pixel (x, y) of `frame` as 0..255.
+double level16(const GstVideoFrame *frame, guint c, gint x, gint y) {
+  const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_COMP_DATA(frame, c)) +
+                    y * GST_VIDEO_FRAME_COMP_STRIDE(frame, c);
+  return reinterpret_cast<const guint16 *>(row + x * GST_VIDEO_FRAME_COMP_PSTRIDE(frame, c))[0] /
+         257.0;
 }
 
 // Colour first, into 16-bit ARGB at the source's size, then the geometry on
@@ -304,32 +311,48 @@ void luma_weights(const GstVideoInfo &in, const ConvertParams &params, double &k
 // few levels low (NV12 120,140,110 gives G 127 for 131.0; its 16-bit path
 // is within a level and a half), and while it scales vertically it stops
 // interpolating 4:2:0 chroma between rows on some output lines.
-Image rgba_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
-                    gint h) {
+std::unique_ptr<Frame> colour_then_scale(const Frame &src, GstVideoFormat format16,
+                                         const GstVideoRectangle &crop, ScaleMethod method, gint w,
+                                         gint h) {
   const GstVideoInfo &in = src.info();
-  Frame full(
-      video_info(GST_VIDEO_FORMAT_ARGB64, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)));
+  Frame full(video_info(format16, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)));
   convert_with_gst(*src.get(), *full.get(),
                    {0, 0, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)}, method);
-  Frame wide(video_info(GST_VIDEO_FORMAT_ARGB64, guint(w), guint(h)));
-  convert_with_gst(*full.get(), *wide.get(), crop, method);
+  auto scaled = std::make_unique<Frame>(video_info(format16, guint(w), guint(h)));
+  convert_with_gst(*full.get(), *scaled->get(), crop, method);
+  return scaled;
+}
+
+Image rgba_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
+                    gint h) {
+  auto wide = colour_then_scale(src, GST_VIDEO_FORMAT_ARGB64, crop, method, w, h);
   Image image(w, h);
-  const GstVideoFrame *f = wide.get();
   for (gint y = 0; y < h; ++y)
     for (gint x = 0; x < w; ++x)
-      for (guint c = 0; c < 4; ++c) {
-        const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_COMP_DATA(f, c)) +
-                          y * GST_VIDEO_FRAME_COMP_STRIDE(f, c);
-        const guint16 v =
-            reinterpret_cast<const guint16 *>(row + x * GST_VIDEO_FRAME_COMP_PSTRIDE(f, c))[0];
-        image.at(x, y)[c] = v / 257.0;
-      }
+      for (guint c = 0; c < 4; ++c)
+        image.at(x, y)[c] = level16(wide->get(), c, x, y);
   return image;
 }
 
-// GstVideoConverter writes a YUV source's Y unchanged into GRAY8 whatever
-// the ranges say, and so do both backends: the reference scales the luma
-// plane as GRAY8.
+// GRAY8 from a YUV source of another matrix than BT.601 is the BT.601 luma
+// of its R'G'B', which GstVideoConverter composes into one matrix (no
+// clamping between): the same through GRAY16 (GRAY8's colorimetry), whose
+// 16-bit path stays within a level where the 8-bit one runs a few low.
+Image gray16_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
+                      gint h) {
+  auto scaled = colour_then_scale(src, GST_VIDEO_FORMAT_GRAY16_LE, crop, method, w, h);
+  Image image(w, h);
+  for (gint y = 0; y < h; ++y)
+    for (gint x = 0; x < w; ++x) {
+      const double l = level16(scaled->get(), 0, x, y);
+      image.at(x, y) = {l, l, l, 255};
+    }
+  return image;
+}
+
+// GstVideoConverter writes a BT.601 source's Y unchanged into GRAY8
+// whatever the ranges say, and so do both backends: the reference scales
+// the luma plane as GRAY8.
 Image luma_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod method, gint w,
                     gint h) {
   const GstVideoInfo &in = src.info();
@@ -353,13 +376,13 @@ Image reference_content(const Frame &src, const GstVideoInfo &out, const Convert
                         gint w, gint h) {
   const bool gray = GST_VIDEO_INFO_FORMAT(&out) == GST_VIDEO_FORMAT_GRAY8;
   if (gray && source_is_yuv(src.info()))
-    return luma_with_gst(src, params.crop, params.method, w, h);
+    return params.matrix == GST_VIDEO_COLOR_MATRIX_BT601 || GST_VIDEO_INFO_IS_GRAY(&src.info())
+               ? luma_with_gst(src, params.crop, params.method, w, h)
+               : gray16_with_gst(src, params.crop, params.method, w, h);
   Image image = rgba_with_gst(src, params.crop, params.method, w, h);
   if (gray) {
-    double kr, kb;
-    luma_weights(src.info(), params, kr, kb);
     for (Rgba &p : image.px) {
-      const double l = kr * p[0] + (1 - kr - kb) * p[1] + kb * p[2];
+      const double l = gray_luma(p[0], p[1], p[2]);
       p = {l, l, l, p[3]};
     }
   }
@@ -399,14 +422,11 @@ void unturn(GstVideoOrientationMethod d, gint x, gint y, gint cw, gint ch, gint 
 }
 
 // The fill colour per output component: R, G, B, A, or for GRAY8 the luma.
-std::array<guint8, 4> expected_fill(const GstVideoInfo &in, const GstVideoInfo &out,
-                                    const ConvertParams &params) {
+std::array<guint8, 4> expected_fill(const GstVideoInfo &out, const ConvertParams &params) {
   const auto &f = params.fill;
   if (GST_VIDEO_INFO_FORMAT(&out) != GST_VIDEO_FORMAT_GRAY8)
     return f;
-  double kr, kb;
-  luma_weights(in, params, kr, kb);
-  const auto luma = guint8(std::lround(kr * f[0] + (1 - kr - kb) * f[1] + kb * f[2]));
+  const auto luma = guint8(std::lround(gray_luma(f[0], f[1], f[2])));
   return {luma, luma, luma, f[3]};
 }
 
@@ -417,7 +437,7 @@ std::unique_ptr<Frame> reference(const Frame &src, const GstVideoInfo &out,
   const bool swap = ef::gst::direction_swaps_axes(params.direction);
   Image content = reference_content(src, out, params, swap ? c.h : c.w, swap ? c.w : c.h);
   auto result = std::make_unique<Frame>(out);
-  const auto fill = expected_fill(in, out, params);
+  const auto fill = expected_fill(out, params);
   // Sources without alpha come out opaque (GstVideoConverter would copy
   // RGBx's padding byte into alpha).
   const bool opaque = !GST_VIDEO_INFO_HAS_ALPHA(&in);
@@ -838,6 +858,63 @@ START_TEST(test_r8_target) {
 }
 END_TEST
 
+// Renders planar `out` with each plane in a texture of its own (the one
+// pass into three draw buffers) and returns the bytes as the planes would
+// lie in one buffer of `out`'s layout.
+std::unique_ptr<Frame> render_planes_apart(const GlContext &gl, GlConverter &converter,
+                                           const Frame &source, const GstVideoInfo &out,
+                                           const ConvertParams &params, guint texel_bytes) {
+  GlFrame uploaded(gl, *source.get());
+  ByteTarget target = byte_target(out, 0, texel_bytes);
+  const guint height = GST_VIDEO_INFO_HEIGHT(&out);
+  std::vector<std::unique_ptr<TestTexture>> planes;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out); ++p) {
+    planes.push_back(
+        std::make_unique<TestTexture>(gl, target.width(), height, target.texel_bytes == 4));
+    target.plane_textures[p] = planes.back()->texture();
+  }
+  // What the shared texture holds outside the planes: the sentinel.
+  auto frame = std::make_unique<Frame>(out);
+  std::fill_n(frame->bytes(), frame->size(), TestTexture::kSentinel);
+  gl.run([&] {
+    auto done = converter.render_bytes(uploaded.textures(), target, params);
+    fail_unless(done.ok(), "render_bytes: %s", done.ok() ? "" : done.error().message.c_str());
+    for (guint p = 0; p < planes.size(); ++p) {
+      const std::vector<guint8> bytes = planes[p]->read();
+      std::copy(bytes.begin(), bytes.end(), frame->bytes() + target.offset[p]);
+    }
+  });
+  return frame;
+}
+
+// Planar outputs into a texture a plane (one draw, three draw buffers)
+// hold exactly what per-plane passes write into one texture: content,
+// borders and padding, in RGBA8 and R8 texels.
+START_TEST(test_planes_in_one_pass) {
+  GlContext gl;
+  for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_BGRP})
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+                              GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_GRAY8}) {
+      Case nearest{in, 64, 36, out, 41, 41, {}, true};
+      nearest.method = ScaleMethod::Nearest;
+      const Case cases[] = {{in, 30, 50, out, 61, 21, {}, true},
+                            {in, 64, 36, out, 40, 40, {}, true, GST_VIDEO_ORIENTATION_90R},
+                            {in, 64, 48, out, 64, 48, {3, 5, 40, 30}},
+                            nearest};
+      for (const Case &k : cases)
+        for (guint texel_bytes : {4u, 1u}) {
+          const Setup s = set_up(gl, k, Content::Noise, 11);
+          auto shared = render(gl, *s.converter, *s.source, s.out, s.params, nullptr, texel_bytes);
+          auto apart =
+              render_planes_apart(gl, *s.converter, *s.source, s.out, s.params, texel_bytes);
+          fail_unless(std::equal(shared->bytes(), shared->bytes() + shared->size(), apart->bytes()),
+                      "%s (%u-byte texels): one pass differs from per-plane passes",
+                      k.name().c_str(), texel_bytes);
+        }
+    }
+}
+END_TEST
+
 // The byte target can be an EGLImage of a memfd: the pass writes straight
 // into the memory that goes downstream.
 START_TEST(test_memfd_target) {
@@ -1008,6 +1085,7 @@ Suite *gl_converter_suite() {
   tcase_add_test(tc, test_odd_sizes);
   tcase_add_test(tc, test_render_pixels);
   tcase_add_test(tc, test_r8_target);
+  tcase_add_test(tc, test_planes_in_one_pass);
   tcase_add_test(tc, test_memfd_target);
   tcase_add_test(tc, test_timing);
   tcase_add_test(tc, test_refusals);

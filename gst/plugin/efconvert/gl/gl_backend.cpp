@@ -98,6 +98,9 @@ std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
   return layout;
 }
 
+// The destination's imports, one per output plane.
+using PlaneImports = std::vector<EglImport>;
+
 class GlBackend : public ConvertBackend {
  public:
   GlBackend(GstElement *element, GstGLContext *context, const GstVideoInfo &in,
@@ -155,13 +158,13 @@ class GlBackend : public ConvertBackend {
     auto bytes = byte_layout(out, out_, target);
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
-    ImportCache<EglImport>::Handle dst;
+    ImportCache<PlaneImports>::Handle dst;
     if (all_fd_memory(out) && !dst_import_off_) {
       auto key = frame_import_key(out, *bytes);
       if (key) {
         BufferSource source(out, *bytes, *key);
-        auto got = dst_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          return EglImport::create(context_, out, *bytes, bytes->info);
+        auto got = dst_cache_.acquire(*key, source, [&]() -> Result<PlaneImports> {
+          return import_planes(out, *bytes, target);
         });
         if (got)
           dst = got->import;
@@ -169,8 +172,11 @@ class GlBackend : public ConvertBackend {
           note_refused_import(got.error(), "destination", dst_import_off_);
       }
     }
-    return dst ? render_into(src, dst->textures()[0], target, params)
-               : render_and_read_back(src, out, target, params);
+    if (!dst)
+      return render_and_read_back(src, out, target, params);
+    for (size_t p = 0; p < dst->size(); ++p)
+      target.plane_textures[p] = (*dst)[p].textures()[0];
+    return render_into(src, target, params);
   }
 
  private:
@@ -205,6 +211,27 @@ class GlBackend : public ConvertBackend {
     return map_gl_textures(*buffer, tex);
   }
 
+  // Each plane of the output as an image of its own, the same fd at the
+  // plane's offset: a planar output is then one draw into all of them (a
+  // draw's colour attachments must be separate images).
+  Result<PlaneImports> import_planes(GstBuffer *out, const FrameLayout &bytes,
+                                     const ByteTarget &target) {
+    PlaneImports imports;
+    const guint height = GST_VIDEO_INFO_HEIGHT(&out_);
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&out_); ++p) {
+      FrameLayout plane = bytes;
+      gst_video_info_set_format(&plane.info, target.video_format(), target.width(), height);
+      plane.info.stride[0] = gint(target.stride);
+      plane.planes[0].offset += target.offset[p];
+      plane.planes[0].size = gsize(target.stride) * height;
+      auto made = EglImport::create(context_, out, plane, plane.info);
+      if (!made)
+        return made.error();
+      imports.push_back(std::move(made).value());
+    }
+    return imports;
+  }
+
   // A driver that refuses an import (NVIDIA's EGL takes no memfd as a
   // dma-buf) refuses every frame of these caps: stop asking until the caps
   // change and the backend is made anew. A validation refusal (ESTALE) is
@@ -222,7 +249,6 @@ class GlBackend : public ConvertBackend {
   struct RenderJob {
     GlBackend *self;
     const SourceTextures *src;
-    guint texture;
     const ByteTarget *target;
     const ConvertParams *params;
     guint8 *read_into;  // non-null: glReadPixels the result here
@@ -232,8 +258,7 @@ class GlBackend : public ConvertBackend {
   static void render_on_gl_thread(GstGLContext *ctx, gpointer data) {
     auto *job = static_cast<RenderJob *>(data);
     const GstGLFuncs *gl = ctx->gl_vtable;
-    ByteTarget target = *job->target;
-    target.texture = job->texture;
+    const ByteTarget &target = *job->target;
     job->result = job->self->converter_->render_bytes(job->src->ids, target, *job->params);
     if (!job->result)
       return;
@@ -241,7 +266,7 @@ class GlBackend : public ConvertBackend {
       GLuint fbo = 0;
       gl->GenFramebuffers(1, &fbo);
       gl->BindFramebuffer(GL_FRAMEBUFFER, fbo);
-      gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, job->texture,
+      gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.texture,
                                0);
       gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
       gl->ReadPixels(0, 0, GLsizei(target.width()), GLsizei(target.rows), target.gl_format(),
@@ -254,9 +279,9 @@ class GlBackend : public ConvertBackend {
     }
   }
 
-  Result<void> render_into(const SourceTextures &src, guint texture, const ByteTarget &target,
+  Result<void> render_into(const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
-    RenderJob job{this, &src, texture, &target, &params, nullptr, {}};
+    RenderJob job{this, &src, &target, &params, nullptr, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     return job.result;
   }
@@ -269,7 +294,9 @@ class GlBackend : public ConvertBackend {
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output buffer"};
-    RenderJob job{this, &src, scratch_, &target, &params, map.data, {}};
+    ByteTarget scratch = target;
+    scratch.texture = scratch_;
+    RenderJob job{this, &src, &scratch, &params, map.data, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     gst_buffer_unmap(out, &map);
     readbacks_++;
@@ -339,7 +366,8 @@ class GlBackend : public ConvertBackend {
   GstGLContext *context_;
   GstVideoInfo in_, out_;
   std::unique_ptr<GlConverter> converter_;
-  ImportCache<EglImport> src_cache_, dst_cache_;
+  ImportCache<EglImport> src_cache_;
+  ImportCache<PlaneImports> dst_cache_;
   std::unique_ptr<TextureUploader> uploader_;
   guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};

@@ -45,19 +45,20 @@ struct Glsl {
 
 // Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
 // bytes a texel, else R8.
-constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4;
+constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8;
 
 constexpr guint kMaxSourceTextures = 3;
 
-// Where one render writes: a texture of width x height texels of
-// texel_bytes bytes (4: RGBA8, 1: R8) and, per output plane, the texture row
-// where the plane begins.
+// Where one render writes: per output plane, a texture of width x height
+// texels of texel_bytes bytes (4: RGBA8, 1: R8) and the row where the plane
+// begins in it. The planes share one texture, or each has its own (apart).
 struct Target {
-  guint texture = 0;
+  std::array<guint, 3> texture{};
   guint width = 0;
   guint height = 0;
   guint texel_bytes = 1;
   std::array<guint, 3> row0{};
+  bool apart = false;
 };
 
 // A scissor box in output pixels.
@@ -155,7 +156,8 @@ class GlConverterImpl final : public GlConverter {
                      const ConvertParams &params) const;
   Result<void> render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, const Target &target,
                       const ConvertParams &params);
-  Result<void> attach(guint texture);
+  Result<void> attach(const std::array<guint, 3> &textures, guint n);
+  void detach(guint n);
   void bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src);
   void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
   void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
@@ -229,6 +231,8 @@ std::string GlConverterImpl::defines(unsigned variant) const {
     d += "#define NEAREST\n";
   if (variant & kFill)
     d += "#define FILL\n";
+  if (variant & kPlanes)
+    d += "#define PLANES\n";
   return d;
 }
 
@@ -274,19 +278,26 @@ Result<void> GlConverterImpl::check(const std::array<guint, GST_VIDEO_MAX_PLANES
 
 Result<void> GlConverterImpl::render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                            const ByteTarget &dst, const ConvertParams &params) {
-  if (dst.texture == 0 || dst.stride == 0)
-    return Error{EINVAL, "byte target has no texture or a stride of 0"};
+  if (dst.stride == 0)
+    return Error{EINVAL, "byte target has a stride of 0"};
   if ((dst.texel_bytes != 1 && dst.texel_bytes != 4) || dst.stride % dst.texel_bytes != 0)
     return Error{EINVAL, "stride " + std::to_string(dst.stride) + " is not a whole number of " +
                              std::to_string(dst.texel_bytes) + "-byte texels"};
-  Target target{dst.texture, dst.width(), dst.rows, dst.texel_bytes, {}};
   const guint height = GST_VIDEO_INFO_HEIGHT(&out_);
+  const bool apart = dst.plane_textures[0] != 0;
+  // Textures of their own hold their plane's rows alone.
+  Target target{{}, dst.width(), apart ? height : dst.rows, dst.texel_bytes, {}, apart};
   for (guint p = 0; p < output_.n_planes; ++p) {
     const guint row_bytes = GST_VIDEO_INFO_WIDTH(&out_) * output_.planes[p].bytes_per_pixel;
     const std::string plane = "plane " + std::to_string(p) + ": ";
+    target.texture[p] = apart ? dst.plane_textures[p] : dst.texture;
+    if (target.texture[p] == 0)
+      return Error{EINVAL, plane + "byte target has no texture"};
     if (dst.stride < row_bytes)
       return Error{EINVAL, plane + "stride " + std::to_string(dst.stride) + " is below the " +
                                std::to_string(row_bytes) + " bytes of a row"};
+    if (apart)
+      continue;
     if (dst.offset[p] % dst.stride != 0)
       return Error{EINVAL, plane + "offset " + std::to_string(dst.offset[p]) +
                                " is not a whole number of rows"};
@@ -307,23 +318,44 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   if (dst_texture == 0)
     return Error{EINVAL, "destination texture is 0"};
   // Pixels of four bytes in RGBA8 texels: a byte target of one plane.
-  const Target target{
-      dst_texture, guint(GST_VIDEO_INFO_WIDTH(&out_)), guint(GST_VIDEO_INFO_HEIGHT(&out_)), 4, {}};
+  const Target target{{dst_texture},
+                      guint(GST_VIDEO_INFO_WIDTH(&out_)),
+                      guint(GST_VIDEO_INFO_HEIGHT(&out_)),
+                      4,
+                      {}};
   return render(src, target, params);
 }
 
-Result<void> GlConverterImpl::attach(guint texture) {
+// Textures 0..n-1 as colour attachments 0..n-1 and the draw buffers.
+Result<void> GlConverterImpl::attach(const std::array<guint, 3> &textures, guint n) {
   const GstGLFuncs *gl = context_->gl_vtable;
   gl->BindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  GLenum buffers[3];
+  for (guint i = 0; i < n; ++i) {
+    buffers[i] = GL_COLOR_ATTACHMENT0 + i;
+    gl->FramebufferTexture2D(GL_FRAMEBUFFER, buffers[i], GL_TEXTURE_2D, textures[i], 0);
+  }
+  gl->DrawBuffers(GLsizei(n), buffers);
   const GLenum status = gl->CheckFramebufferStatus(GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE) {
-    gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-    return Error{EINVAL, "texture " + std::to_string(texture) +
-                             " cannot be rendered to (framebuffer status " +
+    detach(n);
+    std::string names;
+    for (guint i = 0; i < n; ++i)
+      names += (i ? ", " : "") + std::to_string(textures[i]);
+    return Error{EINVAL, "texture " + names + " cannot be rendered to (framebuffer status " +
                              std::to_string(status) + ")"};
   }
   return {};
+}
+
+// Not left attached: a texture attached to our framebuffer outlives its
+// owner's glDeleteTextures.
+void GlConverterImpl::detach(guint n) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  for (guint i = 0; i < n; ++i)
+    gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + i, GL_TEXTURE_2D, 0, 0);
+  const GLenum first = GL_COLOR_ATTACHMENT0;
+  gl->DrawBuffers(1, &first);
 }
 
 void GlConverterImpl::bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src) {
@@ -341,7 +373,9 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
     return ok;
   const gl::Geometry geometry = gl::plan_geometry(params);
   const unsigned base = target.texel_bytes == 4 ? kQuad : 0;
-  auto content = program(base | (geometry.nearest ? kNearest : 0));
+  // Planes in textures of their own are drawn in one pass.
+  const bool one_pass = target.apart && output_.n_planes > 1;
+  auto content = program(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0));
   if (!content)
     return content.error();
   auto fill = program(base | kFill);
@@ -350,7 +384,8 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 
   const GstGLFuncs *gl = context_->gl_vtable;
   DrawScope scope(context_, samplers_);
-  if (auto ok = attach(target.texture); !ok)
+  const guint n_attached = one_pass ? output_.n_planes : 1;
+  if (auto ok = attach(target.texture, n_attached); !ok)
     return ok;
   gl->Viewport(0, 0, GLsizei(target.width), GLsizei(target.height));
   gl->Enable(GL_SCISSOR_TEST);
@@ -361,13 +396,25 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   set_source_uniforms(*content, geometry);
   const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
   const GstVideoRectangle &c = params.content;
-  for (guint p = 0; p < output_.n_planes; ++p) {
-    set_plane_uniforms(*content, target, p,
-                       gl::content_rows(colour, output_.planes[p], source_.alpha));
-    draw(target, p, {c.x, c.y, c.w, c.h}, false);
+  if (one_pass) {
+    // Row 0 and one byte a pixel in every plane: plane 0 stands for all.
+    set_plane_uniforms(*content, target, 0,
+                       gl::content_rows(colour, gl::planes_as_one(output_), source_.alpha));
+    draw(target, 0, {c.x, c.y, c.w, c.h}, false);
+    detach(n_attached);
+  } else {
+    for (guint p = 0; p < output_.n_planes; ++p) {
+      set_plane_uniforms(*content, target, p,
+                         gl::content_rows(colour, output_.planes[p], source_.alpha));
+      draw(target, p, {c.x, c.y, c.w, c.h}, false);
+    }
   }
   const auto borders = border_boxes(c, GST_VIDEO_INFO_WIDTH(&out_), GST_VIDEO_INFO_HEIGHT(&out_));
   for (guint p = 0; p < output_.n_planes && !borders.empty(); ++p) {
+    // Each plane's fill differs: one at a time, into its own texture.
+    if (one_pass)
+      if (auto ok = attach({target.texture[p]}, 1); !ok)
+        return ok;
     const gl::ByteRows rows = gl::fill_rows(params, output_.planes[p], output_.gray);
     // A border whose texels are all alike is a glClear, at memset speed.
     const auto clear =
@@ -381,9 +428,7 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
     for (const Box &box : borders)
       draw(target, p, box, clear.has_value());
   }
-  // Not left attached: a texture attached to our framebuffer outlives its
-  // owner's glDeleteTextures.
-  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+  detach(1);
   return {};
 }
 

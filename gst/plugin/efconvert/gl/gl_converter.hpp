@@ -31,6 +31,12 @@ struct ByteTarget {
   guint rows = 0;    // texture height
   std::array<gsize, GST_VIDEO_MAX_PLANES> offset{};
   guint texel_bytes = 1;  // 4: RGBA8 texels, 1: R8 texels
+  // Instead of `texture` and `offset`: each plane in a texture of its own,
+  // width() texels wide and at least the output's height, the plane from
+  // row 0 (an EGLImage of the memory at the plane's offset). A planar
+  // output is then one draw into all three (a draw's colour attachments
+  // must be separate images), sampling the source once for every plane.
+  std::array<guint, 3> plane_textures{};
 
   // Four bytes a texel wherever a row is whole texels: a quarter of the
   // fragments to shade.
@@ -51,11 +57,11 @@ struct ByteTarget {
 // - Colour: the source's matrix and range from ConvertParams (Kr/Kb as
 //   GstVideoConverter takes them); chroma interpolated between its samples,
 //   sited as the input's GstVideoInfo chroma_site says.
-// - GRAY8 output is full-range luma: Y expanded to 0..255 for YUV sources
-//   (chroma unused), Kr R + Kg G + Kb B for RGB sources with the Kr/Kb of
-//   params.matrix, BT.601's where that is no YUV matrix (RGB caps); the
-//   border is the fill colour's luma by the same weights. (GstVideoConverter
-//   copies a limited-range Y into GRAY8 unexpanded.)
+// - GRAY8 output, as GstVideoConverter and the CPU backend give it: a
+//   BT.601 source's Y as stored (range included, chroma unused); from any
+//   other source GRAY8's colorimetry, full-range BT.601 luma of the R'G'B'
+//   (for a BT.709 or BT.2020 source composed with its matrix, unclamped);
+//   the border is the fill colour's BT.601 luma.
 // - Alpha: RGBA/BGRA sources keep theirs; all others come out opaque. The x
 //   bytes of RGBx/BGRx outputs are 0xff.
 // - Bilinear samples at pixel centres (the plan's map), clamped to the

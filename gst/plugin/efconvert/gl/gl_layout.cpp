@@ -41,12 +41,15 @@ OutputLayout planar_output(std::array<int, 3> plane_channel) {
 constexpr std::array<int, 3> kRgb{0, 1, 2};
 constexpr std::array<int, 3> kBgr{2, 1, 0};
 
-// Kr and Kb of a YUV matrix; BT.601's for anything else (RGB sources), as
-// GstVideoConverter's GRAY8 colorimetry uses them.
+// Kr and Kb of a YUV matrix; BT.601's where it names none.
 void luma_coefficients(GstVideoColorMatrix matrix, double &kr, double &kb) {
   if (!gst_video_color_matrix_get_Kr_Kb(matrix, &kr, &kb))
     gst_video_color_matrix_get_Kr_Kb(GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
 }
+
+// GRAY8's colorimetry (GStreamer's default for it, 1:4:0:0): full-range
+// BT.601 luma, whatever the source's matrix.
+constexpr double kGrayWeights[3] = {0.299, 0.587, 0.114};
 
 ColourTransform from_rows(const double (&rows)[3][3], const double (&offset)[3]) {
   ColourTransform t;
@@ -58,9 +61,23 @@ ColourTransform from_rows(const double (&rows)[3][3], const double (&offset)[3])
   return t;
 }
 
+// Every row the GRAY8 luma of `rgb`'s R'G'B', composed without clamping
+// between, as GstVideoConverter composes its matrices.
+ColourTransform luma_of(const ColourTransform &rgb) {
+  ColourTransform t;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 3; ++k)
+        t.rows[r][c] += float(kGrayWeights[k]) * rgb.rows[k][c];
+    for (int k = 0; k < 3; ++k)
+      t.offset[r] += float(kGrayWeights[k]) * rgb.offset[k];
+  }
+  return t;
+}
+
 // Y'CbCr (texture values in [0, 1]) -> R'G'B', the matrix GstVideoConverter
 // builds from Kr, Kb and the range's offsets and scales; for GRAY8 outputs
-// every row is Y' itself.
+// every row is the luma.
 ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &params, bool gray_out) {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
   gst_video_color_range_offsets(params.range, in.finfo, off, scale);
@@ -72,35 +89,32 @@ ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &param
   const double yo = -off[0] / double(scale[0]), co = -off[1] / double(scale[1]);
   const double rv = 2 * (1 - kr), bu = 2 * (1 - kb);
   const double gu = -2 * kb * (1 - kb) / kg, gv = -2 * kr * (1 - kr) / kg;
-  if (gray_out && GST_VIDEO_FORMAT_INFO_IS_YUV(in.finfo)) {
-    // GRAY8 from a YUV source is its Y' as stored, like GstVideoConverter
-    // and the CPU backend: one definition whatever the backend.
-    const double rows[3][3] = {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}};
-    const double offset[3] = {0, 0, 0};
-    return from_rows(rows, offset);
-  }
-  if (gray_out || !GST_VIDEO_FORMAT_INFO_IS_YUV(in.finfo)) {
+  if (!GST_VIDEO_FORMAT_INFO_IS_YUV(in.finfo)) {
     // GRAY8 sources carry luma only.
     const double rows[3][3] = {{ys, 0, 0}, {ys, 0, 0}, {ys, 0, 0}};
     const double offset[3] = {yo, yo, yo};
     return from_rows(rows, offset);
   }
+  if (gray_out && params.matrix == GST_VIDEO_COLOR_MATRIX_BT601) {
+    // GRAY8's own matrix: GstVideoConverter, and so the CPU backend, copy
+    // Y' as stored (its range included); so do we, to match.
+    const double rows[3][3] = {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}};
+    const double offset[3] = {0, 0, 0};
+    return from_rows(rows, offset);
+  }
   const double rows[3][3] = {{ys, 0, rv * cs}, {ys, gu * cs, gv * cs}, {ys, bu * cs, 0}};
   const double offset[3] = {yo + rv * co, yo + (gu + gv) * co, yo + bu * co};
-  return from_rows(rows, offset);
+  const ColourTransform rgb = from_rows(rows, offset);
+  return gray_out ? luma_of(rgb) : rgb;
 }
 
-ColourTransform rgb_transform(const SourceLayout &source, const ConvertParams &params,
-                              bool gray_out) {
+ColourTransform rgb_transform(const SourceLayout &source, bool gray_out) {
   double rows[3][3] = {};
   const double offset[3] = {0, 0, 0};
-  double kr, kb;
-  luma_coefficients(params.matrix, kr, kb);
-  const double luma[3] = {kr, 1.0 - kr - kb, kb};
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c)
-      rows[r][source.rgb_channel[c]] = gray_out ? luma[c] : (r == c ? 1.0 : 0.0);
-  return from_rows(rows, offset);
+  for (int c = 0; c < 3; ++c)
+    rows[c][source.rgb_channel[c]] = 1.0;
+  const ColourTransform rgb = from_rows(rows, offset);
+  return gray_out ? luma_of(rgb) : rgb;
 }
 
 }  // namespace
@@ -160,9 +174,16 @@ std::optional<OutputLayout> output_layout(GstVideoFormat format) {
   }
 }
 
+OutputPlane planes_as_one(const OutputLayout &output) {
+  OutputPlane joint{output.n_planes, {-1, -1, -1, -1}};
+  for (guint p = 0; p < output.n_planes; ++p)
+    joint.byte_channel[p] = output.planes[p].byte_channel[0];
+  return joint;
+}
+
 ColourTransform colour_transform(const SourceLayout &source, const GstVideoInfo &in,
                                  const ConvertParams &params, bool gray_out) {
-  return source.yuv ? yuv_transform(in, params, gray_out) : rgb_transform(source, params, gray_out);
+  return source.yuv ? yuv_transform(in, params, gray_out) : rgb_transform(source, gray_out);
 }
 
 ByteRows content_rows(const ColourTransform &colour, const OutputPlane &plane, bool source_alpha) {
@@ -187,12 +208,11 @@ ByteRows fill_rows(const ConvertParams &params, const OutputPlane &plane, bool g
   for (int c = 0; c < 4; ++c)
     colour[c] = params.fill[c] / 255.0f;
   if (gray_out) {
-    double kr, kb;
-    luma_coefficients(params.matrix, kr, kb);
     const auto &f = params.fill;
+    const double *w = kGrayWeights;
     // Rounded here so that the border is one exact byte, whatever the GPU's
     // rounding of a weighted sum.
-    const long luma = std::lround(kr * f[0] + (1.0 - kr - kb) * f[1] + kb * f[2]);
+    const long luma = std::lround(w[0] * f[0] + w[1] * f[1] + w[2] * f[2]);
     colour[0] = colour[1] = colour[2] = float(luma) / 255.0f;
   }
   ByteRows rows;

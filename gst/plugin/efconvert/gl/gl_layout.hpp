@@ -51,6 +51,11 @@ struct OutputLayout {
 
 std::optional<OutputLayout> output_layout(GstVideoFormat format);
 
+// A planar output's planes as the bytes of one pixel, plane p in byte p:
+// the one-pass program computes them together from one sample and writes
+// byte p into draw buffer p.
+OutputPlane planes_as_one(const OutputLayout &output);
+
 // rgb = matrix * sample + offset, where sample holds the texture channels
 // in [0, 1] (Y, U, V or the texture's own channel order). For GRAY8 outputs
 // every row gives the luma.

@@ -9,6 +9,8 @@
 //   TEXEL_BYTES    4: RGBA8 texels, bytes 4i..4i+3 of a row in texel i's R, G,
 //                  B, A; 1: R8 texels, one a byte
 //   FILL           writes the fill colour (borders) instead of sampling
+//   PLANES         a planar output (BPP 1) in one pass: byte p of a pixel's
+//                  bytes goes to draw buffer p, the texture of plane p
 #pragma once
 
 namespace ef::gst::gl {
@@ -49,7 +51,13 @@ uniform float u_row0;  // first row of the plane in the target
 uniform vec4 u_bytes[4];
 uniform vec4 u_const;
 
+#ifdef PLANES
+layout(location = 0) out vec4 o_color;
+layout(location = 1) out vec4 o_plane1;
+layout(location = 2) out vec4 o_plane2;
+#else
 out vec4 o_color;
+#endif
 
 #ifndef FILL
 vec2 luma_point(vec2 centre) {
@@ -179,7 +187,25 @@ vec4 pixel_bytes(vec2 px) {
 void main() {
   ivec2 frag = ivec2(gl_FragCoord.xy);
   float row = float(frag.y) - u_row0;
+#if defined(PLANES)
+  // One sample a pixel serves all three planes; per-plane passes would
+  // sample and convert the source three times.
 #if TEXEL_BYTES == 1
+  vec4 v = clamp(pixel_bytes(vec2(float(frag.x), row)), 0.0, 1.0);
+  o_color = vec4(v.x);
+  o_plane1 = vec4(v.y);
+  o_plane2 = vec4(v.z);
+#else
+  float x = float(frag.x * 4);
+  vec4 a = clamp(pixel_bytes(vec2(x, row)), 0.0, 1.0);
+  vec4 b = clamp(pixel_bytes(vec2(x + 1.0, row)), 0.0, 1.0);
+  vec4 c = clamp(pixel_bytes(vec2(x + 2.0, row)), 0.0, 1.0);
+  vec4 d = clamp(pixel_bytes(vec2(x + 3.0, row)), 0.0, 1.0);
+  o_color = vec4(a.x, b.x, c.x, d.x);
+  o_plane1 = vec4(a.y, b.y, c.y, d.y);
+  o_plane2 = vec4(a.z, b.z, c.z, d.z);
+#endif
+#elif TEXEL_BYTES == 1
   // Texel x is byte x % BPP of pixel x / BPP.
   int x = frag.x / BPP;
   int b = frag.x - x * BPP;
