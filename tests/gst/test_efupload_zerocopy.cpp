@@ -82,10 +82,28 @@ GST_START_TEST(test_round_trip_memfd_rgb_declined) {
 }
 GST_END_TEST;
 
+// Counts output GstBuffers efupload has not sent before: a shell coming back
+// from its pool carries the mark, a newly made GstBuffer does not.
+static GstPadProbeReturn count_new_buffers(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  static GQuark mark = g_quark_from_static_string("ef-test-seen");
+  GstMiniObject *buffer = GST_MINI_OBJECT(GST_PAD_PROBE_INFO_BUFFER(info));
+  if (!gst_mini_object_get_qdata(buffer, mark)) {
+    gst_mini_object_set_qdata(buffer, mark, GINT_TO_POINTER(1), nullptr);
+    ++*static_cast<int *>(data);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 // A ring of 4 memfd buffers over 300 frames: 4 misses, then only hits, with
-// the slot's current content in every output.
+// the slot's current content in every output, and no GstBuffer made once
+// the first frames have filled the shell pool.
 static void steady_state(bool rewrap) {
   Upload u(info_of(GST_VIDEO_FORMAT_NV12, 320, 240));
+  int new_buffers = 0;
+  GstPad *src = gst_element_get_static_pad(u.up, "src");
+  gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, count_new_buffers, &new_buffers, nullptr);
+  gst_object_unref(src);
+  int new_after_warm_up = -1;
   int fds[4];
   for (int &fd : fds)
     fd = make_memfd("ef-ring", u.info.size);
@@ -106,7 +124,11 @@ static void steady_state(bool rewrap) {
       in = gst_buffer_ref(stable[slot]);
     }
     u.push_and_check(in, frame + 1);
+    if (frame == 20)
+      new_after_warm_up = new_buffers;
   }
+  fail_unless(new_buffers >= 1);
+  fail_unless_equals_int(new_buffers, new_after_warm_up);
   fail_unless_equals_uint64(stat(u.up, "misses"), 4);
   fail_unless_equals_uint64(stat(u.up, "hits"), 296);
   fail_unless_equals_uint64(stat(u.up, "imports"), 4);
@@ -250,8 +272,8 @@ GST_START_TEST(test_feeds_glcolorconvert) {
   fail_unless(pwrite(fd, bytes.data(), bytes.size(), 0) == ssize_t(bytes.size()));
   GstBuffer *in = gst_buffer_new();
   GstAllocator *alloc = gst_fd_allocator_new();
-  gst_buffer_append_memory(in, gst_fd_allocator_alloc(alloc, fd, nv12.size,
-                                                      GST_FD_MEMORY_FLAG_NONE));
+  gst_buffer_append_memory(in,
+                           gst_fd_allocator_alloc(alloc, fd, nv12.size, GST_FD_MEMORY_FLAG_NONE));
   gst_object_unref(alloc);
   fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
   GstBuffer *out = gst_harness_pull(h);
