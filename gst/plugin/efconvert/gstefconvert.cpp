@@ -67,8 +67,8 @@ enum Counter : guint {
 
 constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
     {"frames", "Frames converted"},
-    {"src-hits", "Source imports served from the cache (GL backend)"},
-    {"src-misses", "Source imports made (GL backend)"},
+    {"src-hits", "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
+    {"src-misses", "Sources imported (GL) or mapped (CPU) anew"},
     {"dst-hits", "Destination render targets served from the cache (GL backend)"},
     {"dst-misses", "Destination render targets imported (GL backend)"},
     {"uploads", "Frames copied into textures because they could not be imported"},
@@ -756,10 +756,12 @@ void install_properties(GObjectClass *object_class) {
   g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
   g_object_class_install_property(
       object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint("cache-capacity", "Cache capacity",
-                        "Imports each of the source and destination caches keeps (GL backend). "
-                        "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-                        0, 1u << 20, default_cache_capacity(), rw_flags()));
+      g_param_spec_uint(
+          "cache-capacity", "Cache capacity",
+          "Entries each cache keeps: sources (EGLImages on GL, memfd mappings on the CPU) and "
+          "destinations (GL); applied when caps are next set. "
+          "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
+          0, 1u << 20, default_cache_capacity(), rw_flags()));
   g_object_class_install_property(
       object_class, PROP_LETTERBOX_SCALE,
       g_param_spec_double("letterbox-scale", "Letterbox scale",
