@@ -109,7 +109,8 @@ GST_END_TEST;
 
 GST_START_TEST(test_device_context_round_trip) {
   int instance, phys, device;
-  GstEfVulkanDevice in{&instance, &phys, &device, 2, 1, {}};
+  GMutex lock;
+  GstEfVulkanDevice in{&instance, &phys, &device, 2, 1, {}, &lock};
   for (int i = 0; i < 16; ++i)
     in.device_uuid[i] = guint8(0xa0 + i);
   GstContext *context = gst_ef_vulkan_device_context_new(&in);
@@ -121,6 +122,7 @@ GST_START_TEST(test_device_context_round_trip) {
   fail_unless_equals_int(out.queue_family, 2);
   fail_unless_equals_int(out.queue_index, 1);
   fail_unless(std::memcmp(out.device_uuid, in.device_uuid, 16) == 0);
+  fail_unless(out.queue_lock == &lock);
   gst_context_unref(context);
 
   GstContext *other = gst_context_new("gst.gl.GLDisplay", TRUE);
@@ -132,6 +134,37 @@ GST_START_TEST(test_device_context_round_trip) {
 }
 GST_END_TEST;
 
+// NV12 as two plane images: every plane is copied along and freed, and the
+// gate is plane 0's.
+GST_START_TEST(test_meta_planes) {
+  Counts counts;
+  EfVkImage *y = wrap(counts);
+  EfVkImage *uv = nullptr;
+  fail_unless_equals_int(ef_vk_image_copy(y, &uv), 0);
+  fail_unless_equals_int(ef_vk_image_set_plane_format(y, EF_PLANE_FORMAT_R8), 0);
+  fail_unless_equals_int(ef_vk_image_set_plane_format(uv, EF_PLANE_FORMAT_RG8), 0);
+  const EfVkImage *planes[] = {y, uv};
+  GstBuffer *buffer = gst_buffer_new();
+  fail_unless(gst_buffer_add_ef_vk_image_meta_planes(buffer, planes, 0) == nullptr);
+  GstEfVkImageMeta *meta = gst_buffer_add_ef_vk_image_meta_planes(buffer, planes, 2);
+  ef_vk_image_free(y);
+  ef_vk_image_free(uv);
+  fail_unless(meta != nullptr);
+  fail_unless_equals_int(meta->n_planes, 2);
+  fail_unless(meta->image == meta->planes[0]);
+  GstBuffer *shallow = gst_buffer_copy(buffer);
+  GstEfVkImageMeta *copied = gst_buffer_get_ef_vk_image_meta(shallow);
+  fail_unless(copied != nullptr && copied->n_planes == 2);
+  fail_if(gst_ef_vk_image_meta_release(copied));  // no gate stamped
+  // A fence wait needs a gate too, and a device.
+  fail_if(gst_ef_vk_image_meta_release_after_fence(copied, nullptr, 0));
+  gst_buffer_unref(shallow);
+  gst_buffer_unref(buffer);
+  fail_unless_equals_int(counts.retains, 1);
+  fail_unless_equals_int(counts.releases, 1);
+}
+GST_END_TEST;
+
 static Suite *vk_suite() {
   Suite *s = suite_create("vk_image_meta");
   TCase *tc = tcase_create("vk");
@@ -140,6 +173,7 @@ static Suite *vk_suite() {
   tcase_add_test(tc, test_meta_release_arms_gate);
   tcase_add_test(tc, test_meta_copy_semantics);
   tcase_add_test(tc, test_device_context_round_trip);
+  tcase_add_test(tc, test_meta_planes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -129,6 +129,14 @@ int ef_vk_image_get_format(const EfVkImage *image, uint32_t *out_pixel_format);
 int ef_vk_image_get_uuid(const EfVkImage *image, uint8_t out_uuid16[16]);
 /* Arms the image's acquire_release gate; ENOENT when none was stamped. */
 int ef_vk_image_release_slot(const EfVkImage *image);
+/* Arms it later, on a waiter thread, once GPU work has retired: when fence
+ * (a VkFence of device) is signalled, or when the timeline semaphore reaches
+ * value. The fence or semaphore must stay alive until then. ENOENT when no
+ * gate was stamped; EINVAL for a NULL device or handle; ENOTSUP when ef was
+ * built without Vulkan. A wait that fails (device lost) still arms. */
+int ef_vk_image_release_after_fence(const EfVkImage *image, void *device, uint64_t fence);
+int ef_vk_image_release_after_timeline(const EfVkImage *image, void *device, uint64_t semaphore,
+                                       uint64_t value);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ef/vk_image.hpp"
+#ifdef EF_HAVE_VULKAN
+#include "ef/vk_release_waiter.hpp"
+#endif
 
 #include <cstring>
 
@@ -132,6 +135,49 @@ int ef_vk_image_release_slot(const EfVkImage *image) {
     return fail(ENOENT, "ef_vk_image_release_slot: no slot-release gate was stamped");
   image->image.acquire_release()->arm();
   return succeed();
+}
+
+namespace {
+
+// The gate to arm later, or the failure to report.
+int release_of(const EfVkImage *image, const char *fn, std::optional<SlotRelease> &out) {
+  if (!image)
+    return fail(EINVAL, std::string(fn) + ": image is NULL");
+  if (!image->image.acquire_release())
+    return fail(ENOENT, std::string(fn) + ": no slot-release gate was stamped");
+  out = *image->image.acquire_release();
+  return 0;
+}
+
+int queued(Result<void> result) {
+  return result ? succeed() : fail(result.error());
+}
+
+}  // namespace
+
+int ef_vk_image_release_after_fence(const EfVkImage *image, void *device, uint64_t fence) {
+  std::optional<SlotRelease> release;
+  if (int rc = release_of(image, "ef_vk_image_release_after_fence", release))
+    return rc;
+#ifdef EF_HAVE_VULKAN
+  return queued(VkReleaseWaiter::shared().arm_after_fence(device, fence, *release));
+#else
+  (void)device, (void)fence;
+  return fail(ENOTSUP, "ef_vk_image_release_after_fence: ef was built without Vulkan");
+#endif
+}
+
+int ef_vk_image_release_after_timeline(const EfVkImage *image, void *device, uint64_t semaphore,
+                                       uint64_t value) {
+  std::optional<SlotRelease> release;
+  if (int rc = release_of(image, "ef_vk_image_release_after_timeline", release))
+    return rc;
+#ifdef EF_HAVE_VULKAN
+  return queued(VkReleaseWaiter::shared().arm_after_timeline(device, semaphore, value, *release));
+#else
+  (void)device, (void)semaphore, (void)value;
+  return fail(ENOTSUP, "ef_vk_image_release_after_timeline: ef was built without Vulkan");
+#endif
 }
 
 }  // extern "C"

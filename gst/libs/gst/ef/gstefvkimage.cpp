@@ -2,7 +2,9 @@
 #include "gst/ef/gstefvkimage.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "memory_copy.hpp"
 
@@ -83,14 +85,19 @@ GstAllocator *vk_image_allocator() {
 // --- GstEfVkImageMeta ------------------------------------------------------
 
 gboolean vk_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
-  reinterpret_cast<GstEfVkImageMeta *>(meta)->image = nullptr;
+  auto *m = reinterpret_cast<GstEfVkImageMeta *>(meta);
+  m->image = nullptr;
+  m->n_planes = 0;
+  std::fill(std::begin(m->planes), std::end(m->planes), nullptr);
   return TRUE;
 }
 
 void vk_meta_free(GstMeta *meta, GstBuffer *) {
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(meta);
-  ef_vk_image_free(m->image);
+  for (guint i = 0; i < m->n_planes; ++i)
+    ef_vk_image_free(m->planes[i]);
   m->image = nullptr;
+  m->n_planes = 0;
 }
 
 gboolean vk_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *src, GQuark type,
@@ -98,7 +105,7 @@ gboolean vk_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *src, GQuar
   if (!GST_META_TRANSFORM_IS_COPY(type) || !ef::gst::copy_shares_memories(dest, src, data))
     return TRUE;  // the image holds the frame's bytes, not another copy's
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(meta);
-  return gst_buffer_add_ef_vk_image_meta(dest, m->image) != nullptr;
+  return gst_buffer_add_ef_vk_image_meta_planes(dest, m->planes, m->n_planes) != nullptr;
 }
 
 }  // namespace
@@ -143,14 +150,28 @@ const GstMetaInfo *gst_ef_vk_image_meta_get_info(void) {
 }
 
 GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta(GstBuffer *buffer, const EfVkImage *image) {
+  return gst_buffer_add_ef_vk_image_meta_planes(buffer, &image, 1);
+}
+
+GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta_planes(GstBuffer *buffer,
+                                                         const EfVkImage *const *planes,
+                                                         guint n_planes) {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), nullptr);
-  g_return_val_if_fail(image != nullptr, nullptr);
-  EfVkImage *copy = nullptr;
-  if (ef_vk_image_copy(image, &copy) != 0)
-    return nullptr;
+  g_return_val_if_fail(planes != nullptr, nullptr);
+  g_return_val_if_fail(n_planes >= 1 && n_planes <= GST_EF_VK_IMAGE_META_MAX_PLANES, nullptr);
+  EfVkImage *copies[GST_EF_VK_IMAGE_META_MAX_PLANES] = {};
+  for (guint i = 0; i < n_planes; ++i) {
+    if (!planes[i] || ef_vk_image_copy(planes[i], &copies[i]) != 0) {
+      for (guint j = 0; j < i; ++j)
+        ef_vk_image_free(copies[j]);
+      return nullptr;
+    }
+  }
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(
       gst_buffer_add_meta(buffer, GST_EF_VK_IMAGE_META_INFO, nullptr));
-  m->image = copy;
+  m->n_planes = n_planes;
+  std::copy_n(copies, n_planes, m->planes);
+  m->image = m->planes[0];
   return m;
 }
 
@@ -162,6 +183,18 @@ GstEfVkImageMeta *gst_buffer_get_ef_vk_image_meta(GstBuffer *buffer) {
 gboolean gst_ef_vk_image_meta_release(GstEfVkImageMeta *meta) {
   g_return_val_if_fail(meta != nullptr, FALSE);
   return ef_vk_image_release_slot(meta->image) == 0;
+}
+
+gboolean gst_ef_vk_image_meta_release_after_fence(GstEfVkImageMeta *meta, gpointer device,
+                                                  guint64 fence) {
+  g_return_val_if_fail(meta != nullptr, FALSE);
+  return ef_vk_image_release_after_fence(meta->image, device, fence) == 0;
+}
+
+gboolean gst_ef_vk_image_meta_release_after_timeline(GstEfVkImageMeta *meta, gpointer device,
+                                                     guint64 semaphore, guint64 value) {
+  g_return_val_if_fail(meta != nullptr, FALSE);
+  return ef_vk_image_release_after_timeline(meta->image, device, semaphore, value) == 0;
 }
 
 GstContext *gst_ef_vulkan_device_context_new(const GstEfVulkanDevice *device) {
@@ -176,7 +209,8 @@ GstContext *gst_ef_vulkan_device_context_new(const GstEfVulkanDevice *device) {
                     device->instance, "physical-device", G_TYPE_POINTER, device->physical_device,
                     "device", G_TYPE_POINTER, device->device, "queue-family", G_TYPE_UINT,
                     device->queue_family, "queue-index", G_TYPE_UINT, device->queue_index,
-                    "device-uuid", G_TYPE_STRING, uuid, nullptr);
+                    "device-uuid", G_TYPE_STRING, uuid, "queue-lock", G_TYPE_POINTER,
+                    device->queue_lock, nullptr);
   return context;
 }
 
@@ -199,6 +233,7 @@ gboolean gst_ef_vulkan_device_context_get(GstContext *context, GstEfVulkanDevice
       return FALSE;
     d.device_uuid[i] = guint8(byte);
   }
+  gst_structure_get(s, "queue-lock", G_TYPE_POINTER, &d.queue_lock, nullptr);  // optional
   *device = d;
   return TRUE;
 }

@@ -39,9 +39,16 @@ GST_EF_API const EfVkImage *gst_ef_vk_image_memory_get_image(GstMemory *mem);
 #define GST_EF_VK_IMAGE_META_API_TYPE (gst_ef_vk_image_meta_api_get_type())
 #define GST_EF_VK_IMAGE_META_INFO (gst_ef_vk_image_meta_get_info())
 
+#define GST_EF_VK_IMAGE_META_MAX_PLANES 4
+
+/* One image per plane: a single image for packed formats and GRAY8, two for
+ * NV12 (Y as R8, interleaved UV as RG8, each stamped with its plane format),
+ * bound to one memory. @image is @planes[0]. The gate is plane 0's. */
 typedef struct {
   GstMeta meta;
-  EfVkImage *image; /* a copy owned by the meta */
+  EfVkImage *image; /* a copy owned by the meta; == planes[0] */
+  guint n_planes;
+  EfVkImage *planes[GST_EF_VK_IMAGE_META_MAX_PLANES];
 } GstEfVkImageMeta;
 
 GST_EF_API GType gst_ef_vk_image_meta_api_get_type(void);
@@ -50,10 +57,24 @@ GST_EF_API const GstMetaInfo *gst_ef_vk_image_meta_get_info(void);
  * buffer's memories, dropped on deep copies. */
 GST_EF_API GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta(GstBuffer *buffer,
                                                              const EfVkImage *image);
+/* Attaches copies of @n_planes images (1..GST_EF_VK_IMAGE_META_MAX_PLANES). */
+GST_EF_API GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta_planes(GstBuffer *buffer,
+                                                                    const EfVkImage *const *planes,
+                                                                    guint n_planes);
 GST_EF_API GstEfVkImageMeta *gst_buffer_get_ef_vk_image_meta(GstBuffer *buffer);
 /* Arms the image's slot-release gate: the producer may now reuse the slot.
  * FALSE (with the reason in ef_last_error()) when no gate was stamped. */
 GST_EF_API gboolean gst_ef_vk_image_meta_release(GstEfVkImageMeta *meta);
+/* Arms it on a waiter thread once @fence (a VkFence of @device) signals, or
+ * once the timeline semaphore @semaphore reaches @value: submit the work that
+ * reads the frame, hand its fence over, and drop the buffer. The fence or
+ * semaphore must outlive the wait. FALSE (reason in ef_last_error()) when no
+ * gate was stamped or a handle is NULL. */
+GST_EF_API gboolean gst_ef_vk_image_meta_release_after_fence(GstEfVkImageMeta *meta,
+                                                             gpointer device, guint64 fence);
+GST_EF_API gboolean gst_ef_vk_image_meta_release_after_timeline(GstEfVkImageMeta *meta,
+                                                                gpointer device,
+                                                                guint64 semaphore, guint64 value);
 
 /* --- The "ef.vulkan.device" GstContext ----------------------------------- */
 
@@ -61,6 +82,11 @@ GST_EF_API gboolean gst_ef_vk_image_meta_release(GstEfVkImageMeta *meta);
 
 /* Handles as the application's Vulkan has them (VkInstance etc. are pointers
  * to dispatchable objects). */
+/* Vulkan requires submissions to one VkQueue to be externally synchronised:
+ * when the application submits to the shared queue from its own threads, it
+ * passes a GMutex in @queue_lock and holds it around its own vkQueueSubmit
+ * calls; efvkbridge holds it around each of its submits. NULL means the
+ * bridge is the queue's only submitter while it runs. */
 typedef struct {
   gpointer instance;
   gpointer physical_device;
@@ -68,6 +94,7 @@ typedef struct {
   guint32 queue_family;
   guint32 queue_index;
   guint8 device_uuid[16]; /* VkPhysicalDeviceIDProperties::deviceUUID */
+  GMutex *queue_lock;     /* optional, see above */
 } GstEfVulkanDevice;
 
 /* A persistent context carrying @device. NULL if any handle is NULL. */
