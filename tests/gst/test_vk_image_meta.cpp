@@ -145,7 +145,7 @@ GST_START_TEST(test_meta_planes) {
   fail_unless_equals_int(ef_vk_image_set_plane_format(uv, EF_PLANE_FORMAT_RG8), 0);
   const EfVkImage *planes[] = {y, uv};
   GstBuffer *buffer = gst_buffer_new();
-  fail_unless(gst_buffer_add_ef_vk_image_meta_planes(buffer, planes, 0) == nullptr);
+  ASSERT_CRITICAL(gst_buffer_add_ef_vk_image_meta_planes(buffer, planes, 0));
   GstEfVkImageMeta *meta = gst_buffer_add_ef_vk_image_meta_planes(buffer, planes, 2);
   ef_vk_image_free(y);
   ef_vk_image_free(uv);
