@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <string>
 
+#include "cpu_range.hpp"
 #include "cpu_steps.hpp"
 
 namespace ef::gst {
@@ -61,6 +62,14 @@ struct Decode {
   bool expand = false;
 };
 
+// Limited range through libyuv's table with its blue coefficient restored,
+// else as `fallback` says.
+Decode exact_or(GstVideoColorMatrix matrix, Decode fallback) {
+  if (const cpu::YuvMatrix *exact = cpu::exact_limited_range(matrix))
+    return Decode{*exact};
+  return fallback;
+}
+
 Result<Decode> decode_for(GstVideoColorMatrix matrix, GstVideoColorRange range) {
   const bool full = range == GST_VIDEO_COLOR_RANGE_0_255;
   switch (matrix) {
@@ -69,12 +78,20 @@ Result<Decode> decode_for(GstVideoColorMatrix matrix, GstVideoColorRange range) 
     case GST_VIDEO_COLOR_MATRIX_BT601:
       if (full)
         return Decode{{&libyuv::kYuvJPEGConstants, &libyuv::kYvuJPEGConstants}};
-      return Decode{{&libyuv::kYuvI601Constants, &libyuv::kYvuI601Constants}};
+      // libyuv's own table is within 1% here: not worth an expansion pass.
+      return exact_or(GST_VIDEO_COLOR_MATRIX_BT601,
+                      {{&libyuv::kYuvI601Constants, &libyuv::kYvuI601Constants}});
     case GST_VIDEO_COLOR_MATRIX_SMPTE240M:  // within 1% of BT.709
     case GST_VIDEO_COLOR_MATRIX_BT709:
-      return Decode{{&libyuv::kYuvF709Constants, &libyuv::kYvuF709Constants}, !full};
+      if (full)
+        return Decode{{&libyuv::kYuvF709Constants, &libyuv::kYvuF709Constants}};
+      return exact_or(GST_VIDEO_COLOR_MATRIX_BT709,
+                      {{&libyuv::kYuvF709Constants, &libyuv::kYvuF709Constants}, true});
     case GST_VIDEO_COLOR_MATRIX_BT2020:
-      return Decode{{&libyuv::kYuvV2020Constants, &libyuv::kYvuV2020Constants}, !full};
+      if (full)
+        return Decode{{&libyuv::kYuvV2020Constants, &libyuv::kYvuV2020Constants}};
+      return exact_or(GST_VIDEO_COLOR_MATRIX_BT2020,
+                      {{&libyuv::kYuvV2020Constants, &libyuv::kYvuV2020Constants}, true});
     default:
       return Error{EINVAL,
                    "no YUV to RGB conversion for colour matrix " + std::to_string(int(matrix))};

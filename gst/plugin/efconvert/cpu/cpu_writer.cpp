@@ -2,6 +2,7 @@
 #include "cpu_writer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace ef::gst::cpu {
@@ -28,6 +29,27 @@ int chroma_index(const Image &image) {
   if (image.wsub == 0)
     return 2;
   return image.hsub == 0 ? 1 : 0;
+}
+
+// Rows [r0, r0 + rows) of a YUV image to 3 or 4 bytes a pixel, B first or
+// R first.
+void yuv_to_packed(const YuvMatrix &matrix, const Image &image, int width, int r0, int rows,
+                   uint8_t *out, int out_stride, int out_bpp, bool red_first) {
+  const Plane &y = image.planes[0];
+  const int cr = r0 >> image.hsub;
+  const int bytes = out_bpp == 4 ? 0 : 1;
+  const libyuv::YuvConstants *constants = red_first ? matrix.vu : matrix.uv;
+  if (image.interleaved_chroma()) {
+    const Plane &uv = image.planes[1];
+    kSemiPlanarToRgb[red_first][bytes](y.row(r0), y.stride, uv.row(cr), uv.stride, out, out_stride,
+                                       constants, width, rows);
+    return;
+  }
+  // libyuv writes B first; R first is the same call with U and V swapped.
+  const Plane &u = image.planes[red_first ? 2 : 1];
+  const Plane &v = image.planes[red_first ? 1 : 2];
+  kPlanarToRgb[chroma_index(image)][bytes](y.row(r0), y.stride, u.row(cr), u.stride, v.row(cr),
+                                           v.stride, out, out_stride, constants, width, rows);
 }
 
 // BT.601 full-range luma, GRAY8's colorimetry, rounded.
@@ -61,6 +83,64 @@ bool dst_kind_of(GstVideoFormat format, DstKind &kind) {
       return true;
     }
   return false;
+}
+
+bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_range) {
+  // Wider than libyuv's widest vector step, so its SIMD rows run and not
+  // only its C tails. Chroma is the same in each 2x2 block, so every
+  // subsampling decodes the same samples; V runs through U's values in
+  // another order, so extremes of both meet.
+  constexpr int kWidth = 64, kRows = 2, kPairs = kWidth / 2;
+  std::array<uint8_t, kWidth * kRows> y;
+  std::array<uint8_t, kWidth> u, v, uv;
+  std::array<uint8_t, kPairs> u2, v2;
+  for (int x = 0; x < kWidth; ++x) {
+    y[x] = uint8_t(16 + x * 219 / (kWidth - 1));
+    y[kWidth + x] = uint8_t(235 - x * 219 / (kWidth - 1));
+    const int pair = x / 2;
+    u[x] = u2[pair] = uv[2 * pair] = uint8_t(16 + pair * 224 / (kPairs - 1));
+    v[x] = v2[pair] = uv[2 * pair + 1] = uint8_t(16 + (pair * 7 % kPairs) * 224 / (kPairs - 1));
+  }
+  auto expected = [&](int x, int row, int component) {
+    const double scale = full_range ? 1.0 : 255.0 / 224;
+    const double luma = full_range ? y[row * kWidth + x] : (y[row * kWidth + x] - 16) * 255.0 / 219;
+    const double cb = (u[x] - 128) * scale, cr = (v[x] - 128) * scale;
+    const double kg = 1 - kr - kb;
+    const double rgb[3] = {luma + 2 * (1 - kr) * cr,
+                           luma - (2 * kb * (1 - kb) * cb + 2 * kr * (1 - kr) * cr) / kg,
+                           luma + 2 * (1 - kb) * cb};
+    return std::clamp(rgb[component], 0.0, 255.0);
+  };
+  // 4:4:4, 4:2:2 and 4:2:0 planes (stride 0: every row the same) and NV12.
+  auto planar = [&](uint8_t *cu, uint8_t *cv, int width, int wsub, int hsub) {
+    Image image;
+    image.layout = Layout::Yuv;
+    image.n_planes = 3;
+    image.planes = {Plane{y.data(), kWidth, kWidth, kRows}, Plane{cu, 0, width, kRows},
+                    Plane{cv, 0, width, kRows}};
+    image.wsub = wsub, image.hsub = hsub;
+    return image;
+  };
+  Image nv12 = planar(nullptr, nullptr, 0, 1, 1);
+  nv12.n_planes = 2;
+  nv12.planes[1] = Plane{uv.data(), 0, kPairs, 1, 2};
+  const Image images[] = {planar(u.data(), v.data(), kWidth, 0, 0),
+                          planar(u2.data(), v2.data(), kPairs, 1, 0),
+                          planar(u2.data(), v2.data(), kPairs, 1, 1), nv12};
+  std::array<uint8_t, kWidth * kRows * 4> out;
+  for (const Image &image : images)
+    for (int bpp : {3, 4})
+      for (bool red_first : {false, true}) {
+        yuv_to_packed(matrix, image, kWidth, 0, kRows, out.data(), kWidth * bpp, bpp, red_first);
+        for (int row = 0; row < kRows; ++row)
+          for (int x = 0; x < kWidth; ++x)
+            for (int c = 0; c < 3; ++c) {
+              const uint8_t got = out[(row * kWidth + x) * bpp + (red_first ? c : 2 - c)];
+              if (std::abs(got - expected(x, row, c)) > 2)
+                return false;
+            }
+      }
+  return true;
 }
 
 Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,
@@ -150,31 +230,12 @@ void Writer::through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const
 void Writer::yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const {
   if (kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3) {
     const Plane &o = out_[0];
-    yuv_to_packed(image, r0, r1 - r0, o.row(r0), o.stride, o.bpp, red_first_);
+    yuv_to_packed(matrix_, image, content_.w, r0, r1 - r0, o.row(r0), o.stride, o.bpp, red_first_);
     return;
   }
   through_strip(r0, r1, strip, [&](int r, int rows, uint8_t *argb, int stride) {
-    yuv_to_packed(image, r, rows, argb, stride, 4, false);
+    yuv_to_packed(matrix_, image, content_.w, r, rows, argb, stride, 4, false);
   });
-}
-
-void Writer::yuv_to_packed(const Image &image, int r0, int rows, uint8_t *out, int out_stride,
-                           int out_bpp, bool red_first) const {
-  const Plane &y = image.planes[0];
-  const int cr = r0 >> image.hsub;
-  const int bytes = out_bpp == 4 ? 0 : 1;
-  const libyuv::YuvConstants *constants = red_first ? matrix_.vu : matrix_.uv;
-  if (image.interleaved_chroma()) {
-    const Plane &uv = image.planes[1];
-    kSemiPlanarToRgb[red_first][bytes](y.row(r0), y.stride, uv.row(cr), uv.stride, out, out_stride,
-                                       constants, content_.w, rows);
-    return;
-  }
-  // libyuv writes B first; R first is the same call with U and V swapped.
-  const Plane &u = image.planes[red_first ? 2 : 1];
-  const Plane &v = image.planes[red_first ? 1 : 2];
-  kPlanarToRgb[chroma_index(image)][bytes](y.row(r0), y.stride, u.row(cr), u.stride, v.row(cr),
-                                           v.stride, out, out_stride, constants, content_.w, rows);
 }
 
 void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const {

@@ -22,6 +22,12 @@ struct YuvMatrix {
   const libyuv::YuvConstants *vu = nullptr;
 };
 
+// Whether every libyuv call that turns YUV into RGB here decodes, with
+// `matrix`, samples from one end of their range to the other as the exact
+// matrix (Kr, Kb; limited or full range) does, within 2 levels: the check on
+// tables made outside libyuv (cpu_range.hpp).
+bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_range);
+
 enum class DstKind { Packed4, Packed3, Gray, Planar3 };
 
 // Whether the writer handles `format` and how it lays out pixels.
@@ -48,8 +54,6 @@ class Writer {
   void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const;
   // `s` is the first source row; r0 the first content row it becomes.
   void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows) const;
-  void yuv_to_packed(const Image &image, int r0, int rows, uint8_t *out, int out_stride,
-                     int out_bpp, bool red_first) const;
   template <typename ToArgb>
   void through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const;
   void fill(int x0, int x1, int y0, int y1) const;
