@@ -12,7 +12,9 @@
 // from a ring of memfd frames, then of  appsrc ! fakesink  alone, whose cost
 // per frame is subtracted. Its manual time is the net wall-clock time per
 // frame; the counters add the net process CPU time per frame and the gross
-// figures. The libyuv loop has no source to subtract.
+// figures. The libyuv loop has no source to subtract. efconvert cpu's last
+// output of the window is compared with the libyuv loop's output of the same
+// frame (libyuv_max_diff: 0 when they did the same work).
 //
 //   bench_convert [Google Benchmark options]
 #include <gst/app/gstappsrc.h>
@@ -90,6 +92,7 @@ class Window {
     return true;
   }
   bool started() const { return done_ >= limits_.warmup; }
+  uint64_t warmup() const { return limits_.warmup; }
 
   uint64_t frames = 0;  // 0 until complete
   uint64_t wall_ns = 0;
@@ -109,6 +112,9 @@ struct Measured {
   double cpu_ns = 0;   // per frame
   // Change of efconvert's counters over the window, per frame.
   std::map<std::string, double> stats;
+  // The last frame's largest byte difference from the libyuv loop's output
+  // of the same input, where asked for (-1: not compared).
+  int libyuv_difference = -1;
 };
 
 // efconvert's counters that say whether a frame was imported or copied.
@@ -123,13 +129,138 @@ Measured per_frame(const Window &w) {
   return m;
 }
 
+#if !defined(__aarch64__) && !defined(__arm__)
+// libyuv's BT.709 limited-range tables with the blue coefficient its build
+// caps at 128 restored to round(2.112 * 64) = 135, as efconvert does
+// (cpu_range.cpp, row.h's Intel layout): the same kernels at the same cost
+// as libyuv's own table, and the same bytes as efconvert writes.
+struct Bt709 {
+  Bt709() : uv(libyuv::kYuvH709Constants), vu(libyuv::kYvuH709Constants) {
+    for (size_t i = 0; i < sizeof uv.kUVToB; i += 2)
+      uv.kUVToB[i] = vu.kUVToR[i + 1] = 135;
+  }
+  alignas(64) libyuv::YuvConstants uv;
+  alignas(64) libyuv::YuvConstants vu;
+};
+#else
+struct Bt709 {
+  const libyuv::YuvConstants &uv = libyuv::kYuvH709Constants;
+  const libyuv::YuvConstants &vu = libyuv::kYvuH709Constants;
+};
+#endif
+
+// The limit on this machine: libyuv's own calls on one thread, no GStreamer,
+// input and output mapped once, one output buffer (so it stays in cache).
+// The output is the whole 640x640 frame, borders included, R, G, B in
+// memory (RGB) or planes R, G, B (RGBP).
+class LibyuvLetterbox {
+ public:
+  explicit LibyuvLetterbox(GstVideoFormat format)
+      : planar_(format == GST_VIDEO_FORMAT_RGBP),
+        scaled_y_(size_t(kOut) * kContentHeight),
+        scaled_uv_(size_t(kOut) * kContentHeight / 2),
+        strip_(planar_ ? size_t(kOut) * 4 * kStripRows : 0),
+        out_(size_t(kOut) * kOut * 3) {}
+
+  void convert(const GstVideoFrame &src) {
+    libyuv::NV12Scale(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
+                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
+                      static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
+                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), kInWidth, kInHeight, scaled_y_.data(),
+                      kOut, scaled_uv_.data(), kOut, kOut, kContentHeight, libyuv::kFilterBilinear);
+    if (!planar_) {
+      // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW; NV12
+      // to RAW is NV21 to RGB24 with the U/V-swapped constants (what
+      // libyuv's own NV12ToRAWMatrix macro expands to).
+      libyuv::NV21ToRGB24Matrix(scaled_y_.data(), kOut, scaled_uv_.data(), kOut,
+                                out_.data() + size_t(kTop) * kOut * 3, kOut * 3, &bt709_.vu, kOut,
+                                kContentHeight);
+      fill_borders(out_.data(), kOut * 3);
+      return;
+    }
+    // ARGB strips few enough rows to stay in cache, each split into the
+    // planes: faster than a whole RGB24 image and SplitRGBPlane.
+    uint8_t *plane[3];
+    for (int p = 0; p < 3; ++p)
+      plane[p] = out_.data() + size_t(p) * kOut * kOut;
+    for (int r = 0; r < kContentHeight; r += kStripRows) {
+      const int rows = std::min(kStripRows, kContentHeight - r);
+      libyuv::NV12ToARGBMatrix(scaled_y_.data() + size_t(r) * kOut, kOut,
+                               scaled_uv_.data() + size_t(r / 2) * kOut, kOut, strip_.data(),
+                               kOut * 4, &bt709_.uv, kOut, rows);
+      // libyuv's ARGB is B, G, R, A in memory; its "r" plane is byte 2.
+      const size_t at = size_t(kTop + r) * kOut;
+      libyuv::SplitARGBPlane(strip_.data(), kOut * 4, plane[0] + at, kOut, plane[1] + at, kOut,
+                             plane[2] + at, kOut, nullptr, 0, kOut, rows);
+    }
+    for (uint8_t *p : plane)
+      fill_borders(p, kOut);
+  }
+
+  // The largest difference of any byte of `frame` (640x640 RGB or RGBP)
+  // from this loop's last output.
+  int max_difference(const GstVideoFrame &frame) const {
+    int most = 0;
+    const int row_bytes = planar_ ? kOut : kOut * 3;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p)
+      for (int y = 0; y < kOut; ++y) {
+        const auto *theirs = static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p)) +
+                             ptrdiff_t(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+        const uint8_t *ours = out_.data() + (size_t(p) * kOut + y) * row_bytes;
+        for (int b = 0; b < row_bytes; ++b)
+          most = std::max(most, std::abs(int(theirs[b]) - int(ours[b])));
+      }
+    return most;
+  }
+
+ private:
+  static constexpr int kStripRows = 16;  // efconvert's
+
+  // Black, efconvert's default fill-color and videoscale's border colour.
+  static void fill_borders(uint8_t *image, int stride) {
+    std::memset(image, 0, size_t(kTop) * stride);
+    std::memset(image + size_t(kTop + kContentHeight) * stride, 0,
+                size_t(kOut - kTop - kContentHeight) * stride);
+  }
+
+  const bool planar_;
+  const Bt709 bt709_;
+  std::vector<uint8_t> scaled_y_, scaled_uv_, strip_, out_;
+};
+
+// The largest byte difference between `out` (caps `caps`), efconvert's
+// output of stream frame `n`, and the libyuv loop's output of that frame;
+// -1 where either cannot be read.
+int difference_from_libyuv(MemfdRing &ring, uint64_t n, GstBuffer *out, GstCaps *caps) {
+  GstVideoInfo out_info;
+  if (!gst_video_info_from_caps(&out_info, caps))
+    return -1;
+  GstBuffer *in = ring.frame(n, Wrap::Stable);
+  GstVideoFrame src, dst;
+  int difference = -1;
+  if (gst_video_frame_map(&src, &ring.info(), in, GST_MAP_READ)) {
+    if (gst_video_frame_map(&dst, &out_info, out, GST_MAP_READ)) {
+      LibyuvLetterbox letterbox(GST_VIDEO_INFO_FORMAT(&out_info));
+      letterbox.convert(src);
+      difference = letterbox.max_difference(dst);
+      gst_video_frame_unmap(&dst);
+    }
+    gst_video_frame_unmap(&src);
+  }
+  gst_buffer_unref(in);
+  return difference;
+}
+
 // One pipeline run. The pipeline has no queue, so appsrc's streaming thread
 // carries each frame through every element to fakesink before taking the
 // next: the wall-clock time per frame is the whole chain's latency. appsrc
 // asks for each frame (need-data) and is handed the slot's stable buffer.
 class PipelineRun {
  public:
-  PipelineRun(MemfdRing &ring, const Limits &limits) : ring_(ring), window_(limits) {}
+  // With compare, the window's last output is compared with the libyuv
+  // loop's output of the same input frame.
+  PipelineRun(MemfdRing &ring, const Limits &limits, bool compare = false)
+      : ring_(ring), window_(limits), compare_(compare) {}
 
   Measured run(const std::string &description) {
     GError *parse_error = nullptr;
@@ -164,6 +295,7 @@ class PipelineRun {
         bus, 120 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     Measured m = window_.frames ? per_frame(window_) : Measured{};
     m.backend = backend_;
+    m.libyuv_difference = libyuv_difference_;
     for (const auto &[name, change] : stats_)
       m.stats[name] = double(change) / double(window_.frames);
     if (!message)
@@ -191,14 +323,23 @@ class PipelineRun {
       gst_app_src_push_buffer(src, run->ring_.frame(run->pushed_++, Wrap::Stable));
   }
 
-  static GstPadProbeReturn on_frame(GstPad *, GstPadProbeInfo *, gpointer self) {
+  static GstPadProbeReturn on_frame(GstPad *pad, GstPadProbeInfo *info, gpointer self) {
     auto *run = static_cast<PipelineRun *>(self);
     const bool started = run->window_.started();
     const bool complete = run->window_.frame_done();
     if (!started && run->window_.started())
       run->at_window_start();
-    if (complete && !run->complete_.exchange(true, std::memory_order_acq_rel))
+    if (complete && !run->complete_.exchange(true, std::memory_order_acq_rel)) {
       run->at_window_end();
+      // Frames come out in the order they went in, one for one.
+      if (run->compare_) {
+        GstCaps *caps = gst_pad_get_current_caps(pad);
+        run->libyuv_difference_ =
+            difference_from_libyuv(run->ring_, run->window_.warmup() + run->window_.frames - 1,
+                                   GST_PAD_PROBE_INFO_BUFFER(info), caps);
+        gst_caps_unref(caps);
+      }
+    }
     return GST_PAD_PROBE_OK;
   }
 
@@ -232,60 +373,8 @@ class PipelineRun {
   std::map<std::string, uint64_t> stats_;  // end - start, modulo 2^64
   uint64_t pushed_ = 0;
   std::atomic<bool> complete_{false};
-};
-
-// The limit on this machine: libyuv's own calls on one thread, no GStreamer,
-// input and output mapped once, one output buffer (so it stays in cache).
-class LibyuvLetterbox {
- public:
-  explicit LibyuvLetterbox(GstVideoFormat format)
-      : planar_(format == GST_VIDEO_FORMAT_RGBP),
-        scaled_y_(size_t(kOut) * kContentHeight),
-        scaled_uv_(size_t(kOut) * kContentHeight / 2),
-        rgb_(planar_ ? size_t(kOut) * 3 * kContentHeight : 0),
-        out_(size_t(kOut) * kOut * 3) {}
-
-  void convert(const GstVideoFrame &src) {
-    libyuv::NV12Scale(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
-                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
-                      static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
-                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), kInWidth, kInHeight, scaled_y_.data(),
-                      kOut, scaled_uv_.data(), kOut, kOut, kContentHeight, libyuv::kFilterBilinear);
-    if (!planar_) {
-      to_raw(out_.data() + size_t(kTop) * kOut * 3);
-      fill_borders(out_.data(), kOut * 3);
-      return;
-    }
-    to_raw(rgb_.data());
-    uint8_t *plane[3];
-    for (int p = 0; p < 3; ++p)
-      plane[p] = out_.data() + size_t(p) * kOut * kOut;
-    const size_t top = size_t(kTop) * kOut;
-    libyuv::SplitRGBPlane(rgb_.data(), kOut * 3, plane[0] + top, kOut, plane[1] + top, kOut,
-                          plane[2] + top, kOut, kOut, kContentHeight);
-    for (uint8_t *p : plane)
-      fill_borders(p, kOut);
-  }
-
- private:
-  // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW; NV12 to
-  // RAW is NV21 to RGB24 with the U/V-swapped constants (what libyuv's own
-  // NV12ToRAWMatrix macro expands to). BT.709 limited range: videotestsrc's
-  // colorimetry for 1080p.
-  void to_raw(uint8_t *dst) const {
-    libyuv::NV21ToRGB24Matrix(scaled_y_.data(), kOut, scaled_uv_.data(), kOut, dst, kOut * 3,
-                              &libyuv::kYvuH709Constants, kOut, kContentHeight);
-  }
-
-  // Black, efconvert's default fill-color and videoscale's border colour.
-  static void fill_borders(uint8_t *image, int stride) {
-    std::memset(image, 0, size_t(kTop) * stride);
-    std::memset(image + size_t(kTop + kContentHeight) * stride, 0,
-                size_t(kOut - kTop - kContentHeight) * stride);
-  }
-
-  const bool planar_;
-  std::vector<uint8_t> scaled_y_, scaled_uv_, rgb_, out_;
+  const bool compare_;
+  int libyuv_difference_ = -1;
 };
 
 Measured run_libyuv(MemfdRing &ring, GstVideoFormat format) {
@@ -400,7 +489,8 @@ void BM_Convert(benchmark::State &state, const Case &c, GstVideoFormat format) {
       if (c.pinned)
         pin.emplace();
       source = PipelineRun(*ring, kSourceLimits).run(pipeline_of("", format));
-      gross = PipelineRun(*ring, kCaseLimits).run(pipeline_of(chain, format));
+      const bool cpu = c.backend && std::string(c.backend) == "cpu";
+      gross = PipelineRun(*ring, kCaseLimits, cpu).run(pipeline_of(chain, format));
       net = gross;
       net.wall_ns -= source.wall_ns;
       net.cpu_ns -= source.cpu_ns;
@@ -422,6 +512,8 @@ void BM_Convert(benchmark::State &state, const Case &c, GstVideoFormat format) {
     counters["source_wall_us"] = source.wall_ns / 1e3;
     counters["source_cpu_us"] = source.cpu_ns / 1e3;
     counters["frames"] = double(gross.frames);
+    if (gross.libyuv_difference >= 0)
+      counters["libyuv_max_diff"] = gross.libyuv_difference;
     for (const auto &[name, per_frame] : gross.stats) {
       std::string key = name + "_per_frame";
       std::replace(key.begin(), key.end(), '-', '_');

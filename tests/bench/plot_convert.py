@@ -14,8 +14,9 @@ videoconvert ! videoscale and at most 1.3x the libyuv loop, efconvert gl at
 most 1/5 of the GstGL chain. A case that did not run says why
 ("n/a (not built)" for a backend missing from the build).
 
-Also prints the medians as the Markdown table docs/BENCHMARKS.md shows, and
-the ratios the targets are about.
+Also prints the medians as the Markdown table docs/BENCHMARKS.md shows, the
+ratios the targets are about, and how far efconvert cpu's output is from the
+libyuv loop's for the same frame (0: byte for byte the same work).
 """
 
 import json
@@ -73,7 +74,8 @@ def load(path):
             errors[fmt][case] = bench.get("error_message", "failed")
             continue
         for key, value in bench.items():
-            if isinstance(value, (int, float)) and key.endswith(("_us", "_per_frame")):
+            if isinstance(value, (int, float)) and (key.endswith(("_us", "_per_frame"))
+                                                    or key == "libyuv_max_diff"):
                 samples[fmt][case][key].append(value)
     return samples, errors, results["context"]
 
@@ -186,6 +188,15 @@ def print_table(samples, medians, errors):
                       + " per frame")
 
 
+def print_differences(samples):
+    for fmt in FORMATS:
+        for case in CASES:
+            diffs = samples.get(fmt, {}).get(case, {}).get("libyuv_max_diff")
+            if diffs:
+                print(f"{fmt} {case}: largest byte difference from the libyuv loop's output "
+                      f"{max(diffs):g} (over {len(diffs)} repetitions)")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2])
@@ -193,6 +204,7 @@ def main():
     medians = medians_of(samples)
     plot(medians, errors, sys.argv[2])
     print_table(samples, medians, errors)
+    print_differences(samples)
 
 
 if __name__ == "__main__":
