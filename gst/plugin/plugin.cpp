@@ -6,11 +6,17 @@
 #ifdef EF_HAVE_GSTGL
 #include "efupload/gstefupload.h"
 #endif
+#ifdef EF_HAVE_VULKAN
+#include "efvkbridge/gstefvkbridge.h"
+#endif
 
 static gboolean plugin_init(GstPlugin *plugin) {
   gboolean ok = GST_ELEMENT_REGISTER(efconvert, plugin);
 #ifdef EF_HAVE_GSTGL
   ok &= GST_ELEMENT_REGISTER(efupload, plugin);
+#endif
+#ifdef EF_HAVE_VULKAN
+  ok &= GST_ELEMENT_REGISTER(efvkbridge, plugin);
 #endif
   return ok;
 }

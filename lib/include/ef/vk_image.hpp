@@ -85,4 +85,10 @@ class VkImage {
   std::optional<PlaneFormat> plane_format_;
 };
 
+// The C ABI's handle (ef.h) for a copy of `image`: free it with
+// ef_vk_image_free(). C++ code that fills a GstEfVkImageMeta uses this.
+EfVkImage *vk_image_to_c(VkImage image);
+// The wrapper behind a C handle; nullptr for nullptr.
+const VkImage *vk_image_from_c(const EfVkImage *image);
+
 }  // namespace ef

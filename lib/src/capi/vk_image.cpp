@@ -18,6 +18,14 @@ struct EfVkImage {
   VkImage image;
 };
 
+EfVkImage *ef::vk_image_to_c(VkImage image) {
+  return new EfVkImage{std::move(image)};
+}
+
+const VkImage *ef::vk_image_from_c(const EfVkImage *image) {
+  return image ? &image->image : nullptr;
+}
+
 extern "C" {
 
 int ef_vk_image_wrap(uint64_t image, void *device, void *instance, void *phys_dev,

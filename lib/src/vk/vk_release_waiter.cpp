@@ -68,8 +68,9 @@ struct VkReleaseWaiter::State {
 
   Result<void> push(Job job) {
     if (!job.device || !job.handle)
-      return Error{EINVAL, std::string("VkReleaseWaiter: null ") +
-                               (!job.device ? "VkDevice" : job.timeline ? "VkSemaphore" : "VkFence")};
+      return Error{EINVAL, std::string("VkReleaseWaiter: null ") + (!job.device    ? "VkDevice"
+                                                                    : job.timeline ? "VkSemaphore"
+                                                                                   : "VkFence")};
     {
       std::lock_guard lock(mutex);
       jobs.push_back(std::move(job));
@@ -100,7 +101,8 @@ Result<void> VkReleaseWaiter::arm_after_fence(void *device, uint64_t fence, Slot
 
 Result<void> VkReleaseWaiter::arm_after_timeline(void *device, uint64_t semaphore, uint64_t value,
                                                  SlotRelease release) {
-  return state_->push(Job{static_cast<VkDevice>(device), semaphore, value, true, std::move(release)});
+  return state_->push(
+      Job{static_cast<VkDevice>(device), semaphore, value, true, std::move(release)});
 }
 
 uint64_t VkReleaseWaiter::pending() const {

@@ -25,6 +25,11 @@ G_BEGIN_DECLS
 /* --- GstEfVkImageMemory -------------------------------------------------- */
 
 #define GST_EF_VK_IMAGE_MEMORY_TYPE "EfVkImage"
+/* Caps features: frames whose memories are application VkImages (into
+ * efvkbridge, out of Vulkan), and frames that carry a GstEfVkImageMeta (out
+ * of efvkbridge, into an application's Vulkan). */
+#define GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE "memory:" GST_EF_VK_IMAGE_MEMORY_TYPE
+#define GST_CAPS_FEATURE_META_EF_VK_IMAGE "meta:GstEfVkImageMeta"
 
 /* A memory holding a copy of @image (sharing its keep-alive), of @size bytes
  * for GStreamer's bookkeeping (the image's bytes, e.g. row pitch x height;

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What efvkbridge keeps between frames, shared by its two directions
+// (into_vulkan.cpp, out_of_vulkan.cpp) and the element (gstefvkbridge.cpp).
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/element_stats.hpp"
+#include "ef/import_cache.hpp"
+#include "release_queue.hpp"
+#include "vk/device.hpp"
+#include "vk/download.hpp"
+#include "vk/formats.hpp"
+#include "vk/imported_frame.hpp"
+#include "vk/staging_ring.hpp"
+
+namespace ef::gst {
+
+enum BridgeCounter : guint {
+  kFrames,
+  kImports,
+  kHits,
+  kMisses,
+  kEvictions,
+  kRefusals,
+  kDeclines,
+  kCopies,
+  kBytesCopied,
+  kGateTimeouts,
+  kDownloads,
+  kDstHits,
+  kDstMisses,
+  kValidationMessages,
+  kBridgeCounterCount,
+};
+
+inline constexpr std::array<CounterSpec, kBridgeCounterCount> kBridgeCounters = {{
+    {"frames", "Frames bridged, both directions"},
+    {"imports", "Input frames imported into Vulkan without a copy (cache misses that imported)"},
+    {"hits", "Input frames served from an earlier import (no Vulkan object created)"},
+    {"misses", "Input import cache misses"},
+    {"evictions", "Imports evicted from the cache (least recently used)"},
+    {"refusals", "Lookups refused because an identity no longer matched its source"},
+    {"declines", "Frames not imported (system memory, stride, refused or failed import)"},
+    {"copies", "Frames copied by the CPU (into staging images, or out of a staging buffer)"},
+    {"bytes-copied", "Bytes copied by the CPU"},
+    {"gate-timeouts", "Frames released because their gate was not armed within release-timeout"},
+    {"downloads", "Application VkImages copied by the GPU into fd-backed frames"},
+    {"dst-hits", "Output buffers served from an earlier import as a VkBuffer"},
+    {"dst-misses", "Output buffers imported as a VkBuffer anew"},
+    {"validation-messages", "Vulkan validation warnings and errors on the bridge's own device"},
+}};
+
+enum class Direction { None, IntoVulkan, OutOfVulkan };
+
+// Written by the application thread (properties), read when streaming.
+struct BridgeSettings {
+  int device_index = -1;
+  std::optional<DeviceUuid> device_uuid;
+  guint release_timeout_ms = 1000;
+  guint cache_capacity = default_cache_capacity();
+};
+
+struct BridgeState {
+  std::mutex lock;  // settings, device, path name
+  BridgeSettings settings;
+  std::shared_ptr<vk::Device> device;
+  std::string last_path = "none";
+
+  // Streaming thread.
+  Direction direction = Direction::None;
+  GstVideoInfo in_info{};
+  GstVideoInfo out_info{};
+  std::optional<vk::FormatLayout> format;
+  ImportCache<vk::ImportedFrame> imports;
+  ImportCache<vk::TargetBuffer> targets;
+  std::shared_ptr<vk::StagingRing> staging;
+  std::optional<vk::TargetBuffer> staging_buffer;
+  std::unique_ptr<ReleaseQueue> held;
+  bool import_disabled = false;
+  uint32_t warned = 0;  // bit per decline reason
+  uint64_t frame_number = 0;
+
+  std::array<std::atomic<uint64_t>, kBridgeCounterCount> counters{};
+
+  void count(BridgeCounter c, uint64_t n = 1) {
+    counters[c].fetch_add(n, std::memory_order_relaxed);
+  }
+  std::chrono::nanoseconds release_timeout() {
+    std::lock_guard l(lock);
+    return std::chrono::milliseconds(settings.release_timeout_ms);
+  }
+};
+
+// The two directions, per frame. Both post their errors on the bus.
+GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
+                                 GstBuffer **out);
+GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
+                                   GstBuffer *out);
+
+// Bounded waits for GPU work the bridge submits itself.
+inline constexpr uint64_t kGpuTimeoutNs = 5'000'000'000;
+
+}  // namespace ef::gst

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Into Vulkan: an input frame's bytes as VkImages for the application,
+// imported once per buffer of the producer's ring (dma-buf, else host
+// pointer), else copied into a pooled staging image. See docs/ARCHITECTURE.md,
+// "efvkbridge".
+#include <gst/allocators/allocators.h>
+#include <gst/ef/gstef.h>
+
+#include "bridge_state.hpp"
+#include "common/buffer_source.hpp"
+#include "common/frame_layout.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
+#define GST_CAT_DEFAULT gst_ef_vk_bridge_debug
+
+namespace ef::gst {
+
+namespace {
+
+enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed };
+
+const char *decline_text(Decline why) {
+  switch (why) {
+    case Decline::SystemMemory:
+      return "input is not fd-backed memory";
+    case Decline::NoIdentity:
+      return "input memory has no buffer identity";
+    case Decline::Refused:
+      return "identity validation refused the cached import";
+    case Decline::ImportFailed:
+      return "the Vulkan import failed or the driver cannot take this layout";
+  }
+  return "unknown";
+}
+
+void decline(GstElement *element, BridgeState &s, Decline why, const std::string &detail) {
+  s.count(kDeclines);
+  const uint32_t bit = 1u << unsigned(why);
+  if (!(s.warned & bit)) {
+    s.warned |= bit;
+    GST_ELEMENT_WARNING(
+        element, STREAM, NOT_IMPLEMENTED,
+        ("Copying frames into Vulkan instead of importing them: %s", decline_text(why)),
+        ("%s", detail.c_str()));
+  }
+  GST_INFO_OBJECT(element, "declined: %s: %s", decline_text(why), detail.c_str());
+}
+
+std::string describe_frame(GstBuffer *buffer, uint64_t number) {
+  gchar *text = g_strdup_printf("frame %" G_GUINT64_FORMAT " (pts %" GST_TIME_FORMAT ")", number,
+                                GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+  std::string s(text);
+  g_free(text);
+  return s;
+}
+
+// Stamps one wrapper per plane and attaches them as the frame's meta.
+void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneImage> &planes,
+                   const SlotRelease &release, const std::shared_ptr<const void> &anchor) {
+  const vk::Device &device = *s.device;
+  const vk::FormatLayout &format = *s.format;
+  EfVkImage *wrappers[GST_EF_VK_IMAGE_META_MAX_PLANES] = {};
+  for (size_t p = 0; p < planes.size(); ++p) {
+    auto image = VkImage::try_from_raw(reinterpret_cast<uint64_t>(planes[p].image), device.device(),
+                                       device.instance(), device.physical_device(), device.uuid(),
+                                       planes[p].row_pitch, KeepAlive::from_anchor(anchor));
+    wrappers[p] =
+        vk_image_to_c(image->with_dimensions(planes[p].extent.width, planes[p].extent.height)
+                          .with_format(format.pixel_format)
+                          .with_plane_format(format.planes[p].plane_format)
+                          .with_acquire_release(release));
+  }
+  gst_buffer_add_ef_vk_image_meta_planes(out, wrappers, guint(planes.size()));
+  for (size_t p = 0; p < planes.size(); ++p)
+    ef_vk_image_free(wrappers[p]);
+}
+
+bool all_planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
+  for (guint p = 0; p < layout.n_planes; ++p)
+    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
+      return false;
+  return true;
+}
+
+// The zero-copy path: nullptr handle when declined (already counted).
+ImportCache<vk::ImportedFrame>::Handle import_frame(GstElement *element, BridgeState &s,
+                                                    GstBuffer *in, const FrameLayout &layout) {
+  if (!all_planes_in_fd_memory(in, layout)) {
+    decline(element, s, Decline::SystemMemory, "memory is not a dma-buf or memfd");
+    return nullptr;
+  }
+  if (s.import_disabled) {
+    decline(element, s, Decline::ImportFailed, "an earlier import of these caps failed");
+    return nullptr;
+  }
+  auto key = frame_import_key(in, layout);
+  if (!key) {
+    decline(element, s, Decline::NoIdentity, key.error().message);
+    return nullptr;
+  }
+  BufferSource source(in, layout, *key);
+  bool imported = false;
+  auto got = s.imports.acquire(*key, source, [&]() -> Result<vk::ImportedFrame> {
+    auto made = vk::ImportedFrame::create(s.device, in, layout, *s.format, kGpuTimeoutNs);
+    imported = made.ok();
+    return made;
+  });
+  if (!got) {
+    if (got.error().code == ESTALE) {
+      decline(element, s, Decline::Refused, got.error().message);
+    } else {
+      // The driver's answer holds for every frame of these caps.
+      s.import_disabled = true;
+      decline(element, s, Decline::ImportFailed, got.error().message);
+    }
+    return nullptr;
+  }
+  if (imported) {
+    s.count(kImports);
+    GST_DEBUG_OBJECT(element, "imported %s by %s", key->describe().c_str(),
+                     vk::import_path_name(got->import->path()));
+  }
+  return got->import;
+}
+
+GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, GstBuffer *out) {
+  if (!s.staging) {
+    auto ring = vk::StagingRing::create(s.device, s.in_info, *s.format, 4, kGpuTimeoutNs);
+    if (!ring) {
+      GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
+                        ("Cannot make staging images: %s", ring.error().message.c_str()),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    s.staging = *ring;
+  }
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &s.in_info, in, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT, ("Cannot map the input frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  auto use = s.staging->copy_in(frame, s.release_timeout());
+  gst_video_frame_unmap(&frame);
+  if (!use) {
+    GST_ELEMENT_ERROR(element, RESOURCE, FAILED, ("%s", use.error().message.c_str()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (use->timed_out) {
+    s.count(kGateTimeouts);
+    GST_ELEMENT_WARNING(element, RESOURCE, BUSY,
+                        ("Staging slot %u reused: its last frame's gate was not armed within "
+                         "release-timeout",
+                         use->slot),
+                        ("%s", describe_frame(in, s.frame_number).c_str()));
+  }
+  s.count(kCopies);
+  s.count(kBytesCopied, s.in_info.size);
+  attach_images(s, out, *use->planes, use->release, use->anchor);
+  std::lock_guard l(s.lock);
+  s.last_path = "copy";
+  return GST_FLOW_OK;
+}
+
+}  // namespace
+
+GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
+                                 GstBuffer **out) {
+  auto layout = locate_planes(in, s.in_info);
+  if (!layout) {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                      ("Invalid input frame: %s", layout.error().message.c_str()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const uint64_t number = s.frame_number++;
+  // The output is the input frame itself (same memories) with the images'
+  // meta; a GstBuffer copy only when someone else holds the input too.
+  *out = gst_buffer_is_writable(in) ? in : gst_buffer_copy(in);
+  auto import = import_frame(element, s, in, *layout);
+  if (!import)
+    return copy_frame(element, s, in, *out);
+  const SlotRelease release = import->next_use();
+  attach_images(s, *out, import->planes(), release, import);
+  // The producer's slot stays taken until the application is done with it.
+  s.held->hold(in, release, describe_frame(in, number), s.release_timeout());
+  std::lock_guard l(s.lock);
+  s.last_path = vk::import_path_name(import->path());
+  return GST_FLOW_OK;
+}
+
+}  // namespace ef::gst

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Back-pressure into Vulkan: an input frame imported without a copy is held
+// here (a reference on the input buffer, and so on the producer's pool slot)
+// until the application arms the frame's slot-release gate, or until the
+// release timeout passes, when the handler warns and the frame is released
+// anyway: never a freeze. One thread waits on the oldest frame first (an
+// application releases in the order it consumes); its waits block on the
+// gate, they do not spin.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ef/slot_release.hpp"
+
+namespace ef::gst {
+
+class ReleaseQueue {
+ public:
+  // Called on the queue's thread with the description of a frame whose gate
+  // was not armed in time.
+  using TimeoutHandler = std::function<void(const std::string &frame)>;
+
+  explicit ReleaseQueue(TimeoutHandler on_timeout);
+  ~ReleaseQueue();  // releases everything held
+  ReleaseQueue(const ReleaseQueue &) = delete;
+  ReleaseQueue &operator=(const ReleaseQueue &) = delete;
+
+  // Takes a reference on `buffer` and drops it once `release` is armed.
+  void hold(GstBuffer *buffer, SlotRelease release, std::string frame,
+            std::chrono::nanoseconds timeout);
+  // Drops every held frame now (stop, flush).
+  void release_all();
+  size_t held() const;
+
+ private:
+  struct Held {
+    GstBuffer *buffer;
+    SlotRelease release;
+    std::string frame;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  void run();
+
+  TimeoutHandler on_timeout_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Held> held_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace ef::gst
