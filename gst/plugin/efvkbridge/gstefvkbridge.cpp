@@ -346,6 +346,10 @@ gboolean gst_ef_vk_bridge_propose_allocation(GstBaseTransform *trans, GstQuery *
     gst_structure_free(config);
     gst_query_add_allocation_pool(query, pool, size, 2, 0);
     gst_object_unref(pool);
+    // Upstream pools take the allocator from here when they configure
+    // themselves (GstBaseSrc does): name it too, or they fall back to malloc.
+    ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+    gst_query_add_allocation_param(query, allocator.get(), nullptr);
   }
   GST_DEBUG_OBJECT(trans, "proposed a memfd pool: %u pools",
                    gst_query_get_n_allocation_pools(query));
@@ -385,7 +389,9 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
   else
     gst_query_add_allocation_pool(query, pool, size, 2, 0);
   gst_object_unref(pool);
-  return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
+  // Not the parent's decide_allocation: it would reconfigure the pool with
+  // the query's allocator (none: malloc) over our memfds.
+  return TRUE;
 }
 
 // --- Frames -----------------------------------------------------------------
