@@ -106,6 +106,11 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
 GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
                                    GstBuffer *out);
 
+// Warnings on the bus for the first few frames released late; the rest go to
+// the debug log and the gate-timeouts counter, so a pipeline without a
+// consumer that arms (fakesink) does not flood the bus.
+inline constexpr uint64_t kTimeoutWarnings = 5;
+
 // Bounded waits for GPU work the bridge submits itself.
 inline constexpr uint64_t kGpuTimeoutNs = 5'000'000'000;
 

@@ -268,7 +268,12 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
 // --- Caps and allocation ------------------------------------------------------
 
 void warn_held_frame(GstEfVkBridge *self, const std::string &frame) {
-  state_of(self).count(kGateTimeouts);
+  BridgeState &s = state_of(self);
+  s.count(kGateTimeouts);
+  if (s.counters[kGateTimeouts].load() > kTimeoutWarnings) {
+    GST_WARNING_OBJECT(self, "released %s after release-timeout", frame.c_str());
+    return;
+  }
   GST_ELEMENT_WARNING(self, RESOURCE, BUSY,
                       ("The application did not release %s within release-timeout; releasing "
                        "it to its producer now",

@@ -147,11 +147,14 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, Gst
   }
   if (use->timed_out) {
     s.count(kGateTimeouts);
-    GST_ELEMENT_WARNING(element, RESOURCE, BUSY,
-                        ("Staging slot %u reused: its last frame's gate was not armed within "
-                         "release-timeout",
-                         use->slot),
-                        ("%s", describe_frame(in, s.frame_number).c_str()));
+    if (s.counters[kGateTimeouts].load() > kTimeoutWarnings)
+      GST_WARNING_OBJECT(element, "staging slot %u reused without a release", use->slot);
+    else
+      GST_ELEMENT_WARNING(element, RESOURCE, BUSY,
+                          ("Staging slot %u reused: its last frame's gate was not armed within "
+                           "release-timeout",
+                           use->slot),
+                          ("%s", describe_frame(in, s.frame_number).c_str()));
   }
   s.count(kCopies);
   s.count(kBytesCopied, s.in_info.size);
