@@ -387,6 +387,108 @@ GST_START_TEST(test_not_an_image_refused) {
 }
 GST_END_TEST;
 
+namespace {
+
+bool gate_armed_within(EfSlotGate *gate, uint64_t value, std::chrono::milliseconds limit) {
+  return ef_slot_gate_wait(gate, value, uint64_t(std::chrono::nanoseconds(limit).count())) == 0;
+}
+
+}  // namespace
+
+// The application's helpers: arm a frame's gate once a VkFence signals or a
+// timeline semaphore reaches a value, on the waiter thread, not before.
+GST_START_TEST(test_release_after_gpu_work) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  fail_unless_equals_int(gst_harness_push(h, memfd_frame(info, 1)), GST_FLOW_OK);
+  GstBuffer *frame = gst_harness_pull(h);
+  GstEfVulkanDevice shared{};
+  GstContext *context = gst_element_get_context(h->element, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+  fail_unless(gst_ef_vulkan_device_context_get(context, &shared));
+  gst_context_unref(context);
+  auto device = static_cast<VkDevice>(shared.device);
+  GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(frame);
+  fail_unless(meta != nullptr);
+
+  // A gate of our own stamped on a copy of the frame's image, so the test
+  // sees exactly when the waiter arms it.
+  EfSlotGate *gate = nullptr;
+  fail_unless_equals_int(ef_slot_gate_new(0, &gate), 0);
+  EfVkImage *image = nullptr;
+  fail_unless_equals_int(ef_vk_image_copy(meta->image, &image), 0);
+  fail_unless_equals_int(ef_vk_image_set_acquire_release(image, gate, 1), 0);
+  GstBuffer *carrier = gst_buffer_new();
+  GstEfVkImageMeta *mine = gst_buffer_add_ef_vk_image_meta(carrier, image);
+
+  // Timeline: armed only once the semaphore reaches the value.
+  VkSemaphoreTypeCreateInfo type{};
+  type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sci{};
+  sci.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  sci.pNext = &type;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  fail_unless_equals_int(vkCreateSemaphore(device, &sci, nullptr, &semaphore), VK_SUCCESS);
+  fail_unless(gst_ef_vk_image_meta_release_after_timeline(mine, device,
+                                                          reinterpret_cast<guint64>(semaphore), 5));
+  fail_if(gate_armed_within(gate, 1, std::chrono::milliseconds(100)), "armed before the GPU");
+  VkSemaphoreSignalInfo signal{};
+  signal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+  signal.semaphore = semaphore;
+  signal.value = 5;
+  fail_unless_equals_int(vkSignalSemaphore(device, &signal), VK_SUCCESS);
+  fail_unless(gate_armed_within(gate, 1, std::chrono::seconds(2)));
+
+  // Fence: handed over after the submission that signals it (a fence in a
+  // vkQueueSubmit must not be waited on by another thread at the same time).
+  fail_unless_equals_int(ef_vk_image_set_acquire_release(image, gate, 2), 0);
+  gst_buffer_remove_meta(carrier, &mine->meta);
+  mine = gst_buffer_add_ef_vk_image_meta(carrier, image);
+  VkFenceCreateInfo fci{};
+  fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  VkFence fence = VK_NULL_HANDLE;
+  fail_unless_equals_int(vkCreateFence(device, &fci, nullptr, &fence), VK_SUCCESS);
+  VkQueue queue = VK_NULL_HANDLE;
+  vkGetDeviceQueue(device, shared.queue_family, shared.queue_index, &queue);
+  // Submitted behind a wait on the timeline's value 6, so it cannot retire
+  // before the test says so.
+  const uint64_t wait_value = 6;
+  VkTimelineSemaphoreSubmitInfo timeline{};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.waitSemaphoreValueCount = 1;
+  timeline.pWaitSemaphoreValues = &wait_value;
+  const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.pNext = &timeline;
+  submit.waitSemaphoreCount = 1;
+  submit.pWaitSemaphores = &semaphore;
+  submit.pWaitDstStageMask = &stage;
+  g_mutex_lock(shared.queue_lock);
+  fail_unless_equals_int(vkQueueSubmit(queue, 1, &submit, fence), VK_SUCCESS);
+  g_mutex_unlock(shared.queue_lock);
+  fail_unless(
+      gst_ef_vk_image_meta_release_after_fence(mine, device, reinterpret_cast<guint64>(fence)));
+  fail_if(gate_armed_within(gate, 2, std::chrono::milliseconds(100)), "armed before the fence");
+  signal.value = 6;
+  fail_unless_equals_int(vkSignalSemaphore(device, &signal), VK_SUCCESS);
+  fail_unless(gate_armed_within(gate, 2, std::chrono::seconds(2)));
+
+  // Without a device or a handle: refused, nothing queued.
+  fail_if(gst_ef_vk_image_meta_release_after_fence(mine, nullptr, 1));
+  fail_unless(std::strstr(ef_last_error(), "VkDevice") != nullptr, "%s", ef_last_error());
+  vkDestroyFence(device, fence, nullptr);
+  vkDestroySemaphore(device, semaphore, nullptr);
+  fail_unless(gst_ef_vk_image_meta_release(meta));
+  gst_buffer_unref(carrier);
+  ef_vk_image_free(image);
+  ef_slot_gate_unref(gate);
+  gst_buffer_unref(frame);
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -416,6 +518,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_never_armed_times_out);
   tcase_add_test(tc, test_bad_images_refused);
   tcase_add_test(tc, test_not_an_image_refused);
+  tcase_add_test(tc, test_release_after_gpu_work);
   suite_add_tcase(s, tc);
   return s;
 }
