@@ -116,7 +116,8 @@ void round_trip(GstVideoFormat format, guint width, guint height, guint ring, gu
                 height, n, why.c_str());
   }
   GstElement *bridge = in->element;
-  fail_unless_equals_string(import_path(bridge).c_str(), expected_path);
+  const std::string path = import_path(bridge);
+  fail_unless_equals_string(path.c_str(), expected_path);
   const bool imports = std::strcmp(expected_path, "copy") != 0;
   // Steady state: one import per ring buffer, every later frame a hit.
   fail_unless_equals_uint64(stat(bridge, "imports"), imports ? ring : 0);
