@@ -184,6 +184,48 @@ GST_START_TEST(test_system_memory_copies) {
 }
 GST_END_TEST;
 
+// Page-aligned system memory (a pool that asked for 4096-byte alignment)
+// is imported as a host allocation, once per buffer, and retained by a ref.
+GST_START_TEST(test_aligned_system_memory_imports) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 32);  // 8192 bytes
+  GstHarness *in = into_bridge(info);
+  GstHarness *out = nullptr;
+  GstAllocationParams params;
+  gst_allocation_params_init(&params);
+  params.align = 4095;
+  GstBuffer *ring[2];
+  for (GstBuffer *&b : ring)
+    b = gst_buffer_new_allocate(nullptr, info.size, &params);
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    GstBuffer *frame = ring[seed % 2];
+    GstVideoFrame vf;
+    fail_unless(gst_video_frame_map(&vf, &info, frame, GST_MAP_WRITE));
+    fill_frame(&vf, seed);
+    gst_video_frame_unmap(&vf);
+    fail_unless_equals_int(gst_harness_push(in, gst_buffer_ref(frame)), GST_FLOW_OK);
+    GstBuffer *b = gst_harness_pull(in);
+    GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(b);
+    fail_unless(meta != nullptr);
+    if (!out)
+      out = out_bridge(info, in->element);
+    fail_unless_equals_int(gst_harness_push(out, image_buffer(meta)), GST_FLOW_OK);
+    gst_buffer_unref(b);
+    std::string why = pull_string(out, info, seed);
+    fail_unless(why.empty(), "frame %u: %s", seed, why.c_str());
+  }
+  const std::string path = import_path(in->element);
+  fail_unless_equals_string(path.c_str(), "host-pointer");
+  fail_unless_equals_uint64(stat(in->element, "imports"), 2);
+  fail_unless_equals_uint64(stat(in->element, "hits"), 4);
+  fail_unless_equals_uint64(stat(in->element, "copies"), 0);
+  fail_unless_equals_uint64(stat(in->element, "validation-messages"), 0);
+  gst_harness_teardown(out);
+  gst_harness_teardown(in);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+}
+GST_END_TEST;
+
 namespace {
 
 GstBufferPool *memfd_pool(const GstVideoInfo &info, guint buffers) {
@@ -515,6 +557,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_round_trip_gray_nv12);
   tcase_add_test(tc, test_unimportable_stride_copies);
   tcase_add_test(tc, test_system_memory_copies);
+  tcase_add_test(tc, test_aligned_system_memory_imports);
   tcase_add_test(tc, test_slow_consumer_stalls_producer);
   tcase_add_test(tc, test_never_armed_times_out);
   tcase_add_test(tc, test_bad_images_refused);

@@ -17,13 +17,40 @@ int BufferSource::fd_of(uint32_t plane) const {
   return gst_is_fd_memory(mem) ? gst_fd_memory_get_fd(mem) : -1;
 }
 
+namespace {
+
+// The base address of system memory's root allocation, derived afresh.
+Result<BufferIdentity> host_identity(GstMemory *mem) {
+  GstMemory *root = mem;
+  while (root->parent)
+    root = root->parent;
+  GstMapInfo map;
+  if (!gst_memory_map(root, &map, GST_MAP_READ))
+    return Error{EINVAL, "the memory cannot be mapped"};
+  const guint8 *base = map.data - root->offset;
+  gst_memory_unmap(root, &map);
+  return identity_from_host_ptr(base);
+}
+
+}  // namespace
+
 Result<BufferIdentity> BufferSource::derive_identity(uint32_t plane) const {
+  GstMemory *mem = gst_buffer_peek_memory(buffer_, layout_.planes[plane].memory);
+  if (key_.planes[plane].kind == IdentityKind::HostPtr && !gst_is_fd_memory(mem))
+    return host_identity(mem);
   return rederive_fd_identity(fd_of(plane), key_.planes[plane].kind);
 }
 
 Retainer BufferSource::retain() const {
   auto held = std::make_shared<std::vector<Retainer>>();
   for (uint32_t p = 0; p < layout_.n_planes; ++p) {
+    GstMemory *mem = gst_buffer_peek_memory(buffer_, layout_.planes[p].memory);
+    if (!gst_is_fd_memory(mem)) {
+      // A ref keeps the allocation, so its address cannot be handed out again.
+      held->push_back(
+          Retainer::from_anchor(std::shared_ptr<GstMemory>(gst_memory_ref(mem), gst_memory_unref)));
+      continue;
+    }
     auto retained = Retainer::dup_fd(fd_of(p));
     if (!retained)
       return {};  // nothing pinned: the import is used once, never cached

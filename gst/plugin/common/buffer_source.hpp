@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The ImportSource of an fd-backed frame: identities re-derived from the
-// plane memories' fds (one fstat each), retained by dup'ing those fds.
+// The ImportSource of a frame: identities re-derived from the plane
+// memories' fds (one fstat each), retained by dup'ing those fds; for system
+// memory (HostPtr identities), re-derived from the allocation's base address
+// and retained by a ref on the memory.
 #pragma once
 
 #include <gst/gst.h>

@@ -22,7 +22,7 @@ enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed };
 const char *decline_text(Decline why) {
   switch (why) {
     case Decline::SystemMemory:
-      return "input is not fd-backed memory";
+      return "input is neither fd-backed nor page-aligned system memory";
     case Decline::NoIdentity:
       return "input memory has no buffer identity";
     case Decline::Refused:
@@ -75,18 +75,30 @@ void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneIm
     ef_vk_image_free(wrappers[p]);
 }
 
-bool all_planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
-  for (guint p = 0; p < layout.n_planes; ++p)
-    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
+// fd memory imports as a dma-buf or a host allocation of its mapping;
+// system memory only as a host allocation, and only where the device can
+// take one and the allocation is page-aligned (an upstream pool asked for
+// 4096-byte alignment), else it is copied.
+bool importable_memory(const vk::Device &device, GstBuffer *buffer, const FrameLayout &layout) {
+  for (guint p = 0; p < layout.n_planes; ++p) {
+    GstMemory *mem = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
+    if (gst_is_fd_memory(mem))
+      continue;
+    const VkDeviceSize align = device.host_import_alignment();
+    // The import covers whole pages from the allocation's start, inside it.
+    if (!device.host_import() || mem->parent || (mem->align + 1) % align != 0 ||
+        mem->maxsize / align * align < mem->offset + mem->size)
       return false;
+  }
   return true;
 }
 
 // The zero-copy path: nullptr handle when declined (already counted).
 ImportCache<vk::ImportedFrame>::Handle import_frame(GstElement *element, BridgeState &s,
                                                     GstBuffer *in, const FrameLayout &layout) {
-  if (!all_planes_in_fd_memory(in, layout)) {
-    decline(element, s, Decline::SystemMemory, "memory is not a dma-buf or memfd");
+  if (!importable_memory(*s.device, in, layout)) {
+    decline(element, s, Decline::SystemMemory,
+            "memory is neither a dma-buf or memfd nor page-aligned system memory");
     return nullptr;
   }
   if (s.import_disabled) {

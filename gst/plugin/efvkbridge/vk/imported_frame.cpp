@@ -45,6 +45,25 @@ void record_to_general(VkCommandBuffer cmd, const std::vector<::VkImage> &images
                        0, 0, nullptr, 0, nullptr, uint32_t(barriers.size()), barriers.data());
 }
 
+namespace {
+
+// An fd by its fd; system memory by its allocation's address, whole.
+Result<ImportedMemory> import_memory(const std::shared_ptr<Device> &device, GstMemory *mem) {
+  if (gst_is_fd_memory(mem))
+    return ImportedMemory::import_fd(device, gst_fd_memory_get_fd(mem));
+  GstMapInfo map;
+  if (!gst_memory_map(mem, &map, GST_MAP_READ))
+    return Error{EINVAL, "the memory cannot be mapped"};
+  guint8 *base = map.data - mem->offset;
+  gst_memory_unmap(mem, &map);
+  // Whole pages only, and only those inside the allocation (its maxsize
+  // includes the alignment slack).
+  const VkDeviceSize align = device->host_import_alignment();
+  return ImportedMemory::import_host(device, base, mem->maxsize / align * align);
+}
+
+}  // namespace
+
 Result<ImportedFrame> ImportedFrame::create(std::shared_ptr<Device> device, GstBuffer *buffer,
                                             const gst::FrameLayout &layout,
                                             const FormatLayout &format, uint64_t timeout_ns) {
@@ -61,8 +80,7 @@ Result<ImportedFrame> ImportedFrame::create(std::shared_ptr<Device> device, GstB
         memory_of_plane[p] = int(i);
     if (memory_of_plane[p] >= 0)
       continue;
-    int fd = gst_fd_memory_get_fd(gst_buffer_peek_memory(buffer, mem));
-    auto imported = ImportedMemory::import_fd(device, fd);
+    auto imported = import_memory(device, gst_buffer_peek_memory(buffer, mem));
     if (!imported)
       return imported.error();
     if (!f.memories_.empty() && imported->path() != f.memories_.front().path())

@@ -68,32 +68,60 @@ Result<ImportedMemory> ImportedMemory::import_fd(std::shared_ptr<Device> device,
     m.type_index_ = *type;
     return m;
   }
-  if (!device->host_import())
-    return Error{ENOTSUP, "the device imports neither dma-bufs nor host pointers"};
-  const VkDeviceSize align = device->host_import_alignment();
-  if (m.size_ % align != 0)
-    return Error{ENOTSUP, "host-pointer import needs a size that is a multiple of " +
-                              std::to_string(align) + " bytes; the fd has " +
-                              std::to_string(m.size_)};
+  if (auto aligned = host_aligned(*device, nullptr, m.size_); !aligned)
+    return aligned.error();
   void *map = mmap(nullptr, m.size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED)
     return Error{ENOTSUP,
                  std::string("mapping the fd for host-pointer import: ") + std::strerror(errno)};
   m.mapping_ = map;
-  uint32_t bits = device->host_pointer_memory_types(map);
-  auto type = bits ? device->memory_type(bits, 0) : std::nullopt;
+  if (auto imported = m.import_pointer(map); !imported)
+    return imported.error();
+  return m;
+}
+
+Result<void> ImportedMemory::host_aligned(const Device &device, const void *base,
+                                          VkDeviceSize size) {
+  if (!device.host_import())
+    return Error{ENOTSUP, "the device imports neither dma-bufs nor host pointers"};
+  const VkDeviceSize align = device.host_import_alignment();
+  if (size % align != 0 || reinterpret_cast<uintptr_t>(base) % align != 0)
+    return Error{ENOTSUP, "host-pointer import needs an address and a size that are multiples of " +
+                              std::to_string(align) + " bytes; the memory has " +
+                              std::to_string(size) + " bytes"};
+  return {};
+}
+
+Result<void> ImportedMemory::import_pointer(void *base) {
+  uint32_t bits = device_->host_pointer_memory_types(base);
+  auto type = bits ? device_->memory_type(bits, 0) : std::nullopt;
   if (!type)
     return Error{ENOTSUP, "the device offers no memory type for this host pointer"};
   VkImportMemoryHostPointerInfoEXT import{};
   import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
   import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-  import.pHostPointer = map;
+  import.pHostPointer = base;
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.pNext = &import;
+  alloc.allocationSize = size_;
   alloc.memoryTypeIndex = *type;
-  if (VkResult r = vkAllocateMemory(device->device(), &alloc, nullptr, &m.memory_); r != VK_SUCCESS)
+  if (VkResult r = vkAllocateMemory(device_->device(), &alloc, nullptr, &memory_); r != VK_SUCCESS)
     return vk_error("host-pointer import (vkAllocateMemory)", r);
-  m.path_ = ImportPath::HostPointer;
-  m.type_index_ = *type;
+  path_ = ImportPath::HostPointer;
+  type_index_ = *type;
+  return {};
+}
+
+Result<ImportedMemory> ImportedMemory::import_host(std::shared_ptr<Device> device, void *base,
+                                                   VkDeviceSize size) {
+  if (auto aligned = host_aligned(*device, base, size); !aligned)
+    return aligned.error();
+  ImportedMemory m;
+  m.device_ = device;
+  m.size_ = size;
+  if (auto imported = m.import_pointer(base); !imported)
+    return imported.error();
   return m;
 }
 

@@ -27,6 +27,11 @@ class ImportedMemory {
   ~ImportedMemory();  // frees the memory before unmapping
 
   static Result<ImportedMemory> import_fd(std::shared_ptr<Device> device, int fd);
+  // System memory as a host allocation: `base` and `size` must be multiples
+  // of the device's import alignment (ENOTSUP otherwise). The caller keeps
+  // the allocation alive (the cache entry's retainer holds the GstMemory).
+  static Result<ImportedMemory> import_host(std::shared_ptr<Device> device, void *base,
+                                            VkDeviceSize size);
 
   VkDeviceMemory memory() const { return memory_; }
   VkDeviceSize size() const { return size_; }
@@ -36,6 +41,8 @@ class ImportedMemory {
 
  private:
   ImportedMemory() = default;
+  static Result<void> host_aligned(const Device &device, const void *base, VkDeviceSize size);
+  Result<void> import_pointer(void *base);
   std::shared_ptr<Device> device_;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkDeviceSize size_ = 0;
