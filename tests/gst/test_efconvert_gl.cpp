@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efconvert's GL backend as an element: sources imported by identity, the
 // output pool's memfds imported as render targets, steady state without
-// misses, agreement with the CPU backend, GL memory from efupload, and the
-// read-back path for plain memory.
+// misses, agreement with the CPU backend, GL memory from efupload, the
+// read-back path for plain memory, and a driver that refuses imports.
 #include <gst/allocators/allocators.h>
 #include <gst/ef/gstef.h>
+#include <gst/gl/egl/gsteglimage.h>
 #include <gst/gl/gl.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -211,6 +215,120 @@ GST_START_TEST(test_readback_into_system_memory) {
 }
 GST_END_TEST;
 
+// A driver that refuses dma-buf imports, as NVIDIA's EGL refuses every
+// memfd: this definition of GstGL's import call interposes the library's
+// for the whole test program (the plugin's call resolves to the program's
+// own definition first) and refuses while g_refuse_imports is set. Every
+// attempt is counted.
+static std::atomic<bool> g_refuse_imports{false};
+static std::atomic<int> g_import_attempts{0};
+
+extern "C" GstEGLImage *gst_egl_image_from_dmabuf(GstGLContext *context, gint dmabuf,
+                                                  const GstVideoInfo *in_info, gint plane,
+                                                  gsize offset) {
+  using Import = GstEGLImage *(*)(GstGLContext *, gint, const GstVideoInfo *, gint, gsize);
+  static const auto real = reinterpret_cast<Import>(dlsym(RTLD_NEXT, "gst_egl_image_from_dmabuf"));
+  g_import_attempts.fetch_add(1);
+  return g_refuse_imports.load() ? nullptr : real(context, dmabuf, in_info, plane, offset);
+}
+
+namespace {
+
+// Counts the WARNING lines of efconvert's log category that contain `text`.
+class WarningCounter {
+ public:
+  explicit WarningCounter(const char *text) : text_(text) {
+    gst_debug_set_active(TRUE);
+    gst_debug_set_threshold_for_name("efconvert", GST_LEVEL_WARNING);
+    gst_debug_add_log_function(on_log, this, nullptr);
+  }
+  ~WarningCounter() { gst_debug_remove_log_function_by_data(this); }
+  WarningCounter(const WarningCounter &) = delete;
+  WarningCounter &operator=(const WarningCounter &) = delete;
+
+  int count() const { return count_.load(); }
+
+ private:
+  static void on_log(GstDebugCategory *category, GstDebugLevel level, const gchar *, const gchar *,
+                     gint, GObject *, GstDebugMessage *message, gpointer self) {
+    auto *counter = static_cast<WarningCounter *>(self);
+    if (level == GST_LEVEL_WARNING &&
+        std::strcmp(gst_debug_category_get_name(category), "efconvert") == 0 &&
+        std::strstr(gst_debug_message_get(message), counter->text_))
+      counter->count_.fetch_add(1);
+  }
+
+  const char *text_;
+  std::atomic<int> count_{0};
+};
+
+// Pushes ring[0..n) round the ring, checks every output against its
+// source's pattern (RGBA -> RGBA 1:1 is exact) and returns the change of
+// `counters` over the run.
+std::vector<guint64> run_frames(GstHarness *h, GstBuffer *const (&ring)[4], const GstVideoInfo &out,
+                                uint32_t n, const std::vector<const char *> &counters) {
+  GstElement *conv = harness_element(h, "conv");
+  std::vector<guint64> change;
+  for (const char *c : counters)
+    change.push_back(stat(conv, c));
+  for (uint32_t f = 0; f < n; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    const std::string bad = check_buffer(got, out, f % 4);
+    fail_unless(bad.empty(), "frame %u: %s", f, bad.c_str());
+    gst_buffer_unref(got);
+  }
+  for (size_t i = 0; i < counters.size(); ++i)
+    change[i] = stat(conv, counters[i]) - change[i];
+  return change;
+}
+
+}  // namespace
+
+// A driver that refuses the imports is asked once for the source and once
+// for the destination, with one warning each; every frame of these caps is
+// then uploaded and read back, even once the driver would accept again. New
+// caps make a new backend, which asks again.
+GST_START_TEST(test_refused_imports) {
+  const WarningCounter warnings("not imported, copying from now on");
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl");
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 48);
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(in));
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = memfd_frame(in, i);
+  const std::vector<const char *> counters{"uploads", "readbacks", "src-hits", "dst-hits"};
+
+  g_refuse_imports = true;
+  g_import_attempts = 0;
+  auto change = run_frames(h, ring, in, 12, counters);
+  fail_unless_equals_int(g_import_attempts.load(), 2);
+  fail_unless_equals_int(warnings.count(), 2);
+  fail_unless(change == std::vector<guint64>({12, 12, 0, 0}), "uploads %lu readbacks %lu",
+              (unsigned long)change[0], (unsigned long)change[1]);
+
+  g_refuse_imports = false;  // the same caps: still not asked
+  change = run_frames(h, ring, in, 8, counters);
+  fail_unless_equals_int(g_import_attempts.load(), 2);
+  fail_unless(change == std::vector<guint64>({8, 8, 0, 0}));
+
+  GstVideoInfo other = in;
+  other.colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;  // other caps, the same frames
+  gst_harness_set_src_caps(h, caps_for(other, GST_CAPS_FEATURE_MEMORY_DMABUF));
+  change = run_frames(h, ring, in, 8, counters);
+  fail_unless(g_import_attempts.load() > 2);
+  // Each ring slot imported once, then hit; each buffer of the output pool
+  // (at most 4) likewise.
+  fail_unless(change[0] == 0 && change[1] == 0 && change[2] == 4 && change[3] >= 4,
+              "uploads %lu readbacks %lu src-hits %lu dst-hits %lu", (unsigned long)change[0],
+              (unsigned long)change[1], (unsigned long)change[2], (unsigned long)change[3]);
+  fail_unless_equals_int(warnings.count(), 2);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *gl_suite() {
   Suite *s = suite_create("efconvert_gl");
   TCase *tc = tcase_create("gl");
@@ -220,6 +338,7 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_after_efupload);
   tcase_add_test(tc, test_readback_into_system_memory);
   tcase_add_test(tc, test_gl_memory_output);
+  tcase_add_test(tc, test_refused_imports);
   suite_add_tcase(s, tc);
   return s;
 }
