@@ -275,7 +275,10 @@ Result<void> Device::finish_setup() {
 
 Device::~Device() {
   if (device_) {
-    vkDeviceWaitIdle(device_);
+    // Every submission of ours was waited for; an application's device is
+    // not ours to idle (vkDeviceWaitIdle would race its queue submissions).
+    if (owned_)
+      vkDeviceWaitIdle(device_);
     if (fence_)
       vkDestroyFence(device_, fence_, nullptr);
     if (command_pool_)
@@ -323,6 +326,42 @@ std::optional<uint32_t> Device::memory_type(uint32_t bits, VkMemoryPropertyFlags
     if ((bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & flags) == flags)
       return i;
   return std::nullopt;
+}
+
+bool Device::image_importable(VkFormat format, VkImageUsageFlags usage,
+                              VkExternalMemoryHandleTypeFlagBits handle_type) const {
+  VkPhysicalDeviceExternalImageFormatInfo external{};
+  external.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO;
+  external.handleType = handle_type;
+  VkPhysicalDeviceImageFormatInfo2 info{};
+  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2;
+  info.pNext = &external;
+  info.format = format;
+  info.type = VK_IMAGE_TYPE_2D;
+  info.tiling = VK_IMAGE_TILING_LINEAR;
+  info.usage = usage;
+  VkExternalImageFormatProperties external_props{};
+  external_props.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES;
+  VkImageFormatProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2;
+  props.pNext = &external_props;
+  if (vkGetPhysicalDeviceImageFormatProperties2(physical_, &info, &props) != VK_SUCCESS)
+    return false;
+  return external_props.externalMemoryProperties.externalMemoryFeatures &
+         VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+}
+
+bool Device::buffer_importable(VkBufferUsageFlags usage,
+                               VkExternalMemoryHandleTypeFlagBits handle_type) const {
+  VkPhysicalDeviceExternalBufferInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO;
+  info.usage = usage;
+  info.handleType = handle_type;
+  VkExternalBufferProperties props{};
+  props.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES;
+  vkGetPhysicalDeviceExternalBufferProperties(physical_, &info, &props);
+  return props.externalMemoryProperties.externalMemoryFeatures &
+         VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
 }
 
 Result<void> Device::run_commands(const std::function<void(VkCommandBuffer)> &record,

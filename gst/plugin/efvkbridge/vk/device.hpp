@@ -58,6 +58,14 @@ class Device {
   uint32_t dma_buf_memory_types(int fd) const;
   uint32_t host_pointer_memory_types(const void *ptr) const;
   std::optional<uint32_t> memory_type(uint32_t bits, VkMemoryPropertyFlags flags) const;
+  // Whether the driver says it can bind imported memory of `handle_type` to
+  // a LINEAR image of `format` with `usage`, or to a buffer with `usage`.
+  // Asked before creating one: an unsupported combination is invalid usage,
+  // not an error code.
+  bool image_importable(VkFormat format, VkImageUsageFlags usage,
+                        VkExternalMemoryHandleTypeFlagBits handle_type) const;
+  bool buffer_importable(VkBufferUsageFlags usage,
+                         VkExternalMemoryHandleTypeFlagBits handle_type) const;
 
   // Records a command buffer with `record`, submits it under the queue lock
   // and waits for it. ETIMEDOUT after timeout_ns; EIO for a Vulkan failure.

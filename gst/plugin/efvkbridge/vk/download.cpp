@@ -7,6 +7,11 @@
 
 namespace ef::vk {
 
+namespace {
+constexpr VkBufferUsageFlags kTargetUsage =
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+}  // namespace
+
 TargetBuffer::TargetBuffer(TargetBuffer &&other) noexcept
     : device_(std::move(other.device_)),
       imported_(std::move(other.imported_)),
@@ -36,7 +41,7 @@ Result<void> TargetBuffer::make_buffer(VkDeviceSize size,
   bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   bci.pNext = handle_types ? &external : nullptr;
   bci.size = size;
-  bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  bci.usage = kTargetUsage;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   if (VkResult r = vkCreateBuffer(device_->device(), &bci, nullptr, &buffer_); r != VK_SUCCESS)
     return vk_error("vkCreateBuffer", r);
@@ -47,6 +52,9 @@ Result<TargetBuffer> TargetBuffer::import_fd(std::shared_ptr<Device> device, int
   auto memory = ImportedMemory::import_fd(device, fd);
   if (!memory)
     return memory.error();
+  if (!device->buffer_importable(kTargetUsage, memory->handle_type()))
+    return Error{ENOTSUP, std::string("the driver cannot bind ") +
+                              import_path_name(memory->path()) + " memory to a buffer"};
   TargetBuffer t;
   t.device_ = device;
   if (auto made = t.make_buffer(memory->size(), memory->handle_type()); !made)

@@ -99,6 +99,12 @@ Result<ImportedFrame> ImportedFrame::create(std::shared_ptr<Device> device, GstB
       return Error{ENOTSUP, "plane " + std::to_string(p) + ": stride " + std::to_string(stride) +
                                 " is not a whole number of texels"};
     const ImportedMemory &memory = f.memories_[memory_of_plane[p]];
+    const VkImageUsageFlags usage =
+        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
+    if (!device->image_importable(pf.format, usage, memory.handle_type()))
+      return Error{ENOTSUP,
+                   std::string("the driver cannot bind ") + import_path_name(memory.path()) +
+                       " memory to a LINEAR image of plane " + std::to_string(p) + "'s format"};
     VkExternalMemoryImageCreateInfo external{};
     external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO;
     external.handleTypes = memory.handle_type();
@@ -112,8 +118,7 @@ Result<ImportedFrame> ImportedFrame::create(std::shared_ptr<Device> device, GstB
     ici.arrayLayers = 1;
     ici.samples = VK_SAMPLE_COUNT_1_BIT;
     ici.tiling = VK_IMAGE_TILING_LINEAR;
-    ici.usage =
-        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
+    ici.usage = usage;
     ici.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     PlaneImage plane;
