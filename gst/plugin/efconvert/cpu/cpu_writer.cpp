@@ -305,8 +305,11 @@ void Writer::fill(int x0, int x1, int y0, int y1) const {
     const Plane &p = frame_[i];
     const size_t bytes = size_t(x1 - x0) * p.bpp;
     uint8_t *first = p.at(x0, y0);
-    if (p.bpp == 1) {
-      libyuv::SetPlane(first, p.stride, x1 - x0, y1 - y0, fill_[i][0]);
+    // One byte a pixel, or a pixel of equal bytes (black, white, greys):
+    // a memset of each row, which reads nothing.
+    const auto *pixel = fill_[i].data();
+    if (std::all_of(pixel, pixel + p.bpp, [&](uint8_t b) { return b == pixel[0]; })) {
+      libyuv::SetPlane(first, p.stride, int(bytes), y1 - y0, pixel[0]);
       continue;
     }
     for (size_t b = 0; b < bytes; b += p.bpp)
