@@ -16,11 +16,10 @@
 //   fresh         efvkbridge, a new memfd every frame (a buffer never seen)
 //   vulkanupload  stock vulkanupload (gst-plugins-bad 1.22) to
 //                 memory:VulkanImage, which copies every frame
-//   vulkanupload-buffer  the same to memory:VulkanBuffer
 //   identity      no Vulkan: the baseline for the process CPU time
 // Manual time = the element's CPU time per frame on the threads it runs on
-// (its chain on the streaming thread + the application's arm-and-drop of
-// the output); counters add the process CPU and wall time per frame and the
+// (its chain on the streaming thread + the application thread's pull, arm and
+// drop); counters add the process CPU and wall time per frame and the
 // element's own counters per frame.
 //
 // Latency cases, one iteration = one wake:
@@ -28,9 +27,9 @@
 //                             a consumer on another CPU arms (bench_core's)
 //   BM_GateArmToWake/element  through efvkbridge: a producer blocked in
 //                             gst_buffer_pool_acquire_buffer() on a 2-buffer
-//                             memfd pool, both buffers held by the element;
-//                             the application arms frame k's gate and drops
-//                             it; timed until the producer has its buffer
+//                             memfd pool, both buffers out; the application
+//                             (fakesink's handoff) arms frame k's gate; timed
+//                             until the producer has that buffer back
 // Raw limit (BM_RawImport/FORMAT/PATH): the import done by hand, as a miss
 // does it (vkAllocateMemory import, vkCreateImage per plane, bind, then
 // destroy and free), against BM_CacheLookup: an ImportCache hit validated
@@ -252,20 +251,26 @@ struct Measured {
   uint64_t frames = 0;
   uint64_t wall_ns = 0, process_ns = 0;  // over the window
   uint64_t chain_ns = 0;                 // streaming thread, sink pad -> src pad
-  uint64_t release_ns = 0;               // the application: arm the gate, drop the sample
+  uint64_t release_ns = 0;               // the application: pull, arm the gate, drop the sample
   uint64_t unarmed = 0;                  // efvkbridge frames whose gate could not be armed
   std::map<std::string, uint64_t> stats;  // the element's counters over the window
   std::string import_path;
 };
 
-// Chain CPU time: thread CPU from the element's sink pad to its src pad.
+// Chain CPU time: thread CPU from the element's sink pad to its src pad. The
+// element's counters are read as the first measured frame reaches it.
 struct ChainProbe {
+  GstElement *element = nullptr;
   uint64_t entered_at = 0;
-  uint64_t out = 0;
+  uint64_t in = 0, out = 0;
   uint64_t measured_ns = 0;
+  std::map<std::string, uint64_t> stats_start;
 
   static GstPadProbeReturn on_sink(GstPad *, GstPadProbeInfo *, gpointer self) {
-    static_cast<ChainProbe *>(self)->entered_at = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    auto *p = static_cast<ChainProbe *>(self);
+    if (p->in++ == kWarmup)
+      p->stats_start = element_stats(p->element);
+    p->entered_at = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     return GST_PAD_PROBE_OK;
   }
   static GstPadProbeReturn on_src(GstPad *, GstPadProbeInfo *, gpointer self) {
@@ -345,6 +350,7 @@ Measured run_case(const Case &c, GstVideoFormat format) {
   }
 
   ChainProbe chain;
+  chain.element = element;
   {
     GstPad *sinkpad = gst_element_get_static_pad(element, "sink");
     GstPad *srcpad = gst_element_get_static_pad(element, "src");
@@ -359,24 +365,26 @@ Measured run_case(const Case &c, GstVideoFormat format) {
   std::condition_variable room;
   uint64_t consumed = 0;
   bool stop = false;
-  std::map<std::string, uint64_t> stats_start;
   std::string consumer_error;
 
-  // The application: pulls, arms, drops.
+  GstBus *bus = gst_element_get_bus(pipeline);
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    m.error = "the pipeline does not start";
+  // The application: pulls, arms, drops. (appsink answers no sample before
+  // it has started.)
   std::thread consumer([&] {
     uint64_t wall_start = 0, cpu_start = 0;
     for (uint64_t k = 0; k < total; ++k) {
+      // Timed from before the pull: appsink 1.22 keeps the last pulled
+      // buffer in the GstSample it reuses and drops it in the next pull, so
+      // the previous frame's release (for a miss, its VkImage and
+      // VkDeviceMemory) runs in there. Waiting for the frame costs no CPU.
+      const uint64_t before = clock_ns(CLOCK_THREAD_CPUTIME_ID);
       GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), kPullTimeout);
       if (!sample) {
         consumer_error = "no frame " + std::to_string(k) + " within 10 s";
         break;
       }
-      if (k == kWarmup) {
-        stats_start = element_stats(element);
-        wall_start = clock_ns(CLOCK_MONOTONIC);
-        cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-      }
-      const uint64_t before = clock_ns(CLOCK_THREAD_CPUTIME_ID);
       GstBuffer *buffer = gst_sample_get_buffer(sample);
       if (GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(buffer))
         if (!gst_ef_vk_image_meta_release(meta))
@@ -384,11 +392,16 @@ Measured run_case(const Case &c, GstVideoFormat format) {
       gst_sample_unref(sample);
       if (k >= kWarmup)
         m.release_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - before;
-      if (k + 1 == total) {
+      if (k + 1 == kWarmup) {  // the window: from here to the last frame's drop
+        wall_start = clock_ns(CLOCK_MONOTONIC);
+        cpu_start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+      }
+      if (k + 1 == total) {  // every frame has been through the element
+
         m.wall_ns = clock_ns(CLOCK_MONOTONIC) - wall_start;
         m.process_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
         for (const auto &[name, value] : element_stats(element))
-          m.stats[name] = value - stats_start[name];
+          m.stats[name] = value - chain.stats_start[name];
         m.import_path = string_property(element, "import-path");
         m.frames = kFrames;
       }
@@ -403,9 +416,6 @@ Measured run_case(const Case &c, GstVideoFormat format) {
     room.notify_all();
   });
 
-  GstBus *bus = gst_element_get_bus(pipeline);
-  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    m.error = "the pipeline does not start";
   for (uint64_t n = 0; n < total && m.error.empty(); ++n) {
     {
       std::unique_lock lock(mutex);
@@ -538,13 +548,58 @@ void BM_GateRing(benchmark::State &state) {
   state.counters["p99_us"] = percentile(us, 0.99);
 }
 
-// Through efvkbridge: appsrc ! efvkbridge ! appsink, the producer taking its
+// Through efvkbridge: appsrc ! efvkbridge ! fakesink, the producer taking its
 // frames from a 2-buffer memfd pool. Both buffers are out (one held by the
 // element for the frame the application has, one on its way), so the
 // producer blocks in gst_buffer_pool_acquire_buffer() until the application
 // arms frame k's gate and drops it and the element's release thread lets the
 // input go back to the pool. Timed from just before the arm to just after
 // the producer's acquire returns.
+//
+// The application is fakesink's handoff (on the streaming thread), not an
+// appsink puller: GStreamer 1.22's appsink keeps the last pulled buffer in
+// the GstSample it reuses until the next pull, so a buffer pulled, armed and
+// dropped still goes back to its pool only when the next frame is pulled.
+struct GateElementRun {
+  using Clock = std::chrono::steady_clock;
+  explicit GateElementRun(uint64_t total) : armed_at(total + 4), got_at(total + 4) {}
+  std::optional<int> app_cpu;
+  std::atomic<uint64_t> handed{0};    // frames the application has had
+  std::atomic<uint64_t> waiting{0};   // the acquire the producer is about to block in
+  std::atomic<uint64_t> got{0};       // acquires that returned
+  std::atomic<bool> failed{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<pid_t> producer_tid{0};
+  std::vector<std::atomic<Clock::rep>> armed_at, got_at;
+
+  // Frame k (0-based) went out in acquire k + 1; with 2 buffers, acquire
+  // k + 3 needs frame k's back.
+  static void on_handoff(GstElement *, GstBuffer *buffer, GstPad *, gpointer self) {
+    auto *r = static_cast<GateElementRun *>(self);
+    const uint64_t k = r->handed.load(std::memory_order_relaxed);
+    if (k == 0 && r->app_cpu)
+      pin_thread(pthread_self(), *r->app_cpu);
+    GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(buffer);
+    if (!meta) {
+      r->failed.store(true);
+      return;
+    }
+    if (k >= kWarmup && k + 3 < r->got_at.size() && !r->stopping.load()) {
+      // Arming before the producer sleeps would time the path that never blocks.
+      spin_until([&] { return r->waiting.load(std::memory_order_acquire) >= k + 3 || r->stopping.load(); });
+      const pid_t tid = r->producer_tid.load(std::memory_order_acquire);
+      spin_until([&] {
+        const char st = thread_state(tid);
+        return st == 'S' || st == '?' || r->stopping.load();
+      });
+    }
+    if (k < r->armed_at.size())
+      r->armed_at[k].store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    gst_ef_vk_image_meta_release(meta);
+    r->handed.store(k + 1, std::memory_order_release);
+  }
+};
+
 void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   using Clock = std::chrono::steady_clock;
   const GstVideoInfo info = frame_info(format);
@@ -552,7 +607,7 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   GstElement *pipeline = gst_pipeline_new(nullptr);
   GstElement *src = make("appsrc", error);
   GstElement *bridge = make("efvkbridge", error);
-  GstElement *sink = make("appsink", error);
+  GstElement *sink = make("fakesink", error);
   for (GstElement *e : {src, bridge, sink})
     if (e)
       gst_bin_add(GST_BIN(pipeline), e);
@@ -562,7 +617,7 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   }
   GstCaps *caps = gst_video_info_to_caps(&info);
   g_object_set(src, "caps", caps, "format", GST_FORMAT_TIME, "max-bytes", guint64(0), nullptr);
-  g_object_set(sink, "sync", FALSE, "enable-last-sample", FALSE, nullptr);
+  g_object_set(sink, "sync", FALSE, "enable-last-sample", FALSE, "signal-handoffs", TRUE, nullptr);
 
   GstBufferPool *pool = gst_video_buffer_pool_new();
   GstStructure *config = gst_buffer_pool_get_config(pool);
@@ -570,7 +625,8 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   gst_buffer_pool_config_set_params(config, caps, guint(paged(info).size), 2, 2);
   gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  const bool pool_ok = gst_buffer_pool_set_config(pool, config) && gst_buffer_pool_set_active(pool, TRUE);
+  const bool pool_ok =
+      gst_buffer_pool_set_config(pool, config) && gst_buffer_pool_set_active(pool, TRUE);
   gst_caps_unref(caps);
   const std::string pool_source =
       gst_ef_fd_allocator_get_source(reinterpret_cast<GstEfFdAllocator *>(allocator));
@@ -582,95 +638,57 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   }
 
   const uint64_t wakes = static_cast<uint64_t>(state.max_iterations);
-  const uint64_t total = kWarmup + wakes;  // frames the application pulls
-  std::atomic<uint64_t> waiting{0};        // the acquire the producer is about to block in
-  std::atomic<uint64_t> got{0};            // acquires that returned
-  std::vector<std::atomic<Clock::rep>> got_at(total + 2);
-  std::atomic<bool> failed{false};
-  std::atomic<pid_t> producer_tid{0};
+  GateElementRun run(kWarmup + wakes);
+  const auto cpus = two_cpus();
+  if (cpus)
+    run.app_cpu = cpus->second;
+  g_signal_connect(sink, "handoff", G_CALLBACK(GateElementRun::on_handoff), &run);
 
   AffinityScope scope;
   scope.widen();  // the element's threads, made at PLAYING, may go anywhere
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   std::thread producer([&] {
-    producer_tid.store(gettid(), std::memory_order_release);
-    for (uint64_t i = 1; i <= total + 1; ++i) {
-      waiting.store(i, std::memory_order_release);
+    run.producer_tid.store(gettid(), std::memory_order_release);
+    for (uint64_t i = 1; !run.stopping.load(); ++i) {
+      run.waiting.store(i, std::memory_order_release);
       GstBuffer *buffer = nullptr;
-      if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK) {
-        failed.store(i <= total);  // flushed at the end: not a failure
+      if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK)
+        break;  // flushing: the end
+      if (i < run.got_at.size())
+        run.got_at[i].store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+      run.got.store(i, std::memory_order_release);
+      if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK)
         break;
-      }
-      got_at[i].store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-      got.store(i, std::memory_order_release);
-      if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) {
-        failed.store(i <= total);
-        break;
-      }
     }
   });
-  const auto cpus = two_cpus();
-  if (cpus && pin_thread(producer.native_handle(), cpus->first) &&
-      pin_thread(pthread_self(), cpus->second))
+  if (cpus && pin_thread(producer.native_handle(), cpus->first))
     state.SetLabel("producer on CPU " + std::to_string(cpus->first) + ", application on CPU " +
                    std::to_string(cpus->second) + "; pool: " + pool_source);
 
   std::vector<double> us;
   us.reserve(wakes);
-  uint64_t k = 0;
-  auto pull = [&](bool measure) -> bool {
-    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), kPullTimeout);
-    if (!sample)
-      return false;
-    GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(gst_sample_get_buffer(sample));
-    if (!meta) {
-      gst_sample_unref(sample);
-      return false;
-    }
-    // Frame k (0-based) went out in acquire k + 1; the producer's next
-    // acquire, k + 3, needs frame k's buffer back.
-    const uint64_t next = k + 3;
-    Clock::time_point armed_at;
-    if (measure) {
-      spin_until([&] { return waiting.load(std::memory_order_acquire) >= next || failed.load(); });
-      const pid_t tid = producer_tid.load(std::memory_order_acquire);
-      spin_until([&] {
-        const char s = thread_state(tid);
-        return s == 'S' || s == '?';
-      });
-    }
-    armed_at = Clock::now();
-    gst_ef_vk_image_meta_release(meta);
-    gst_sample_unref(sample);
-    if (measure) {
-      if (!spin_until([&] { return got.load(std::memory_order_acquire) >= next || failed.load(); }))
-        return false;
-      if (failed.load())
-        return false;
-      const std::chrono::duration<double> latency =
-          Clock::time_point(Clock::duration(got_at[next].load(std::memory_order_relaxed))) -
-          armed_at;
-      state.SetIterationTime(latency.count());
-      us.push_back(latency.count() * 1e6);
-    }
-    ++k;
-    return true;
-  };
-  bool ok = true;
-  for (uint64_t i = 0; i < kWarmup && ok; ++i)
-    ok = pull(false);
+  uint64_t k = kWarmup;
   for (auto _ : state) {
-    if (!ok || !(ok = pull(true))) {
+    const bool back = spin_until([&] {
+      return run.got.load(std::memory_order_acquire) >= k + 3 || run.failed.load();
+    });
+    if (!back || run.failed.load()) {
       state.SkipWithError("a frame did not come back through efvkbridge");
       break;
     }
+    const std::chrono::duration<double> latency =
+        Clock::time_point(Clock::duration(run.got_at[k + 3].load(std::memory_order_relaxed))) -
+        Clock::time_point(Clock::duration(run.armed_at[k].load(std::memory_order_relaxed)));
+    state.SetIterationTime(latency.count());
+    us.push_back(latency.count() * 1e6);
+    ++k;
   }
+  run.stopping.store(true);
   state.counters["gate_timeouts"] = double(element_stats(bridge)["gate-timeouts"]);
-  const std::string path = string_property(bridge, "import-path");
+  state.counters["misses"] = double(element_stats(bridge)["misses"]);
   gst_buffer_pool_set_flushing(pool, TRUE);  // unblocks the producer
-  gst_app_src_end_of_stream(GST_APP_SRC(src));
-  gst_element_set_state(pipeline, GST_STATE_NULL);
   producer.join();
+  gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_buffer_pool_set_active(pool, FALSE);
   gst_object_unref(pool);
   gst_object_unref(pipeline);
@@ -678,7 +696,6 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
     state.counters["p50_us"] = percentile(us, 0.50);
     state.counters["p99_us"] = percentile(us, 0.99);
   }
-  (void)path;
 }
 
 // --- The raw limit: a Vulkan import by hand --------------------------------------------
@@ -1019,8 +1036,6 @@ int main(int argc, char **argv) {
         {"miss", {"efvkbridge", "", Source::Ring, 0}},
         {"fresh", {"efvkbridge", "", Source::Fresh, -1}},
         {"vulkanupload", {"vulkanupload", "video/x-raw(memory:VulkanImage)", Source::Ring, -1}},
-        {"vulkanupload-buffer",
-         {"vulkanupload", "video/x-raw(memory:VulkanBuffer)", Source::Ring, -1}},
         {"identity", {"identity", "", Source::Ring, -1}},
     };
     for (const auto &[name, c] : cases)
