@@ -159,13 +159,30 @@ START_TEST(test_vk_image_entry_points) {
   ck_assert_failed_with(ef_vk_image_get_handle(NULL, &handle), EINVAL, "image is NULL");
   ck_assert_failed_with(ef_vk_image_get_dimensions(img, NULL, &h), EINVAL, "NULL");
 
+  uint32_t plane = 0;
+  ck_assert_int_eq(ef_vk_image_get_plane_format(img, &plane), 0);
+  ck_assert_uint_eq(plane, EF_PLANE_FORMAT_R8);
+  ck_assert_failed_with(ef_vk_image_get_plane_format(copy, &plane), ENOENT, "no plane format");
+
   ck_assert_failed_with(ef_vk_image_release_slot(img), ENOENT, "no slot-release gate");
-  EfSlotGate *gate = NULL;
+  EfSlotGate *gate = NULL, *stamped = NULL;
+  uint64_t value = 0;
+  ck_assert_failed_with(ef_vk_image_get_acquire_release(img, &stamped, &value), ENOENT,
+                        "no slot-release gate");
+  /* Waiting for GPU work needs a gate first, and a device and a handle. */
+  ck_assert_failed_with(ef_vk_image_release_after_fence(img, &value, 1), ENOENT, "no slot-release");
   ck_assert_int_eq(ef_slot_gate_new(0, &gate), 0);
   ck_assert_int_eq(ef_vk_image_set_acquire_release(img, gate, 3), 0);
   ck_assert_failed_with(ef_vk_image_set_acquire_release(img, NULL, 3), EINVAL, "gate is NULL");
+  ck_assert_failed_with(ef_vk_image_release_after_fence(img, NULL, 1), EINVAL, "VkDevice");
+  ck_assert_failed_with(ef_vk_image_release_after_timeline(img, &value, 0, 1), EINVAL,
+                        "VkSemaphore");
+  ck_assert_int_eq(ef_vk_image_get_acquire_release(img, &stamped, &value), 0);
+  ck_assert_uint_eq(value, 3);
   ck_assert_int_eq(ef_vk_image_release_slot(img), 0);
   ck_assert_int_eq(ef_slot_gate_wait(gate, 3, 0), 0);
+  ck_assert_int_eq(ef_slot_gate_wait(stamped, 3, 0), 0); /* the same gate */
+  ef_slot_gate_unref(stamped);
   ef_slot_gate_unref(gate);
 
   ef_vk_image_free(img);

@@ -101,6 +101,10 @@ void round_trip(GstVideoFormat format, guint width, guint height, guint ring, gu
     GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(imported);
     fail_unless(meta != nullptr, "no GstEfVkImageMeta on frame %u", n);
     fail_unless_equals_int(meta->n_planes, GST_VIDEO_INFO_N_PLANES(&info));
+    // Foreign memory (a dma-buf) must be acquired from FOREIGN; copies not.
+    fail_unless_equals_int(
+        meta->flags & GST_EF_VK_IMAGE_META_FLAG_FOREIGN,
+        std::strcmp(expected_path, "dma-buf") == 0 ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
     uint32_t w = 0, h = 0;
     fail_unless_equals_int(ef_vk_image_get_dimensions(meta->image, &w, &h), 0);
     fail_unless_equals_int(w, width);

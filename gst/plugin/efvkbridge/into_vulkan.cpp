@@ -56,7 +56,8 @@ std::string describe_frame(GstBuffer *buffer, uint64_t number) {
 
 // Stamps one wrapper per plane and attaches them as the frame's meta.
 void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneImage> &planes,
-                   const SlotRelease &release, const std::shared_ptr<const void> &anchor) {
+                   const SlotRelease &release, const std::shared_ptr<const void> &anchor,
+                   guint32 flags) {
   const vk::Device &device = *s.device;
   const vk::FormatLayout &format = *s.format;
   EfVkImage *wrappers[GST_EF_VK_IMAGE_META_MAX_PLANES] = {};
@@ -70,7 +71,9 @@ void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneIm
                           .with_plane_format(format.planes[p].plane_format)
                           .with_acquire_release(release));
   }
-  gst_buffer_add_ef_vk_image_meta_planes(out, wrappers, guint(planes.size()));
+  if (GstEfVkImageMeta *meta =
+          gst_buffer_add_ef_vk_image_meta_planes(out, wrappers, guint(planes.size())))
+    meta->flags = flags;
   for (size_t p = 0; p < planes.size(); ++p)
     ef_vk_image_free(wrappers[p]);
 }
@@ -170,7 +173,7 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, Gst
   }
   s.count(kCopies);
   s.count(kBytesCopied, s.in_info.size);
-  attach_images(s, out, *use->planes, use->release, use->anchor);
+  attach_images(s, out, *use->planes, use->release, use->anchor, 0);
   std::lock_guard l(s.lock);
   s.last_path = "copy";
   return GST_FLOW_OK;
@@ -194,7 +197,8 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   if (!import)
     return copy_frame(element, s, in, *out);
   const SlotRelease release = import->next_use();
-  attach_images(s, *out, import->planes(), release, import);
+  attach_images(s, *out, import->planes(), release, import,
+                import->path() == vk::ImportPath::DmaBuf ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
   // The producer's slot stays taken until the application is done with it.
   s.held->hold(in, release, describe_frame(in, number), s.release_timeout());
   std::lock_guard l(s.lock);

@@ -134,19 +134,34 @@ GstFlowReturn copy_through_staging(GstElement *element, BridgeState &s,
   return GST_FLOW_OK;
 }
 
+// Arms every image's gate when the frame is done with, whatever the outcome:
+// after the copy retired, or on a refusal or failure (the images will not be
+// read), so the producer never waits for a slot the bridge let go of.
+class ArmOnExit {
+ public:
+  explicit ArmOnExit(GstBuffer *in) : in_(in) {}
+  ~ArmOnExit() {
+    for (guint i = 0; i < gst_buffer_n_memory(in_); ++i)
+      if (const VkImage *image =
+              vk_image_from_c(gst_ef_vk_image_memory_get_image(gst_buffer_peek_memory(in_, i))))
+        if (image->acquire_release())
+          image->acquire_release()->arm();
+  }
+  ArmOnExit(const ArmOnExit &) = delete;
+  ArmOnExit &operator=(const ArmOnExit &) = delete;
+
+ private:
+  GstBuffer *in_;
+};
+
 }  // namespace
 
 GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
                                    GstBuffer *out) {
+  const ArmOnExit arm(in);
   std::vector<const VkImage *> images;
   auto sources = source_planes(s, in, images);
   if (!sources) {
-    // Refused unread: the producer may have its slots back at once.
-    for (guint i = 0; i < gst_buffer_n_memory(in); ++i)
-      if (const VkImage *image =
-              vk_image_from_c(gst_ef_vk_image_memory_get_image(gst_buffer_peek_memory(in, i))))
-        if (image->acquire_release())
-          image->acquire_release()->arm();
     GST_ELEMENT_ERROR(element, STREAM, FORMAT,
                       ("Invalid VkImage frame: %s", sources.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
@@ -185,10 +200,6 @@ GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffe
   if (ret != GST_FLOW_OK)
     return ret;
   s.count(kDownloads);
-  // The copy has retired: the producer may rewrite the slot now.
-  for (const VkImage *image : images)
-    if (image->acquire_release())
-      image->acquire_release()->arm();
   gst_buffer_add_ef_identity_meta(out, nullptr);
   return GST_FLOW_OK;
 }

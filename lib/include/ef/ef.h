@@ -127,11 +127,19 @@ int ef_vk_image_get_row_pitch(const EfVkImage *image, uint32_t *out_row_pitch);
 /* ENOENT when unset. */
 int ef_vk_image_get_format(const EfVkImage *image, uint32_t *out_pixel_format);
 int ef_vk_image_get_uuid(const EfVkImage *image, uint8_t out_uuid16[16]);
+/* ENOENT when unset. */
+int ef_vk_image_get_plane_format(const EfVkImage *image, uint32_t *out_plane_format);
+/* The stamped gate (a new reference: unref it) and the value that arms it;
+ * ENOENT when none was stamped. */
+int ef_vk_image_get_acquire_release(const EfVkImage *image, EfSlotGate **out_gate,
+                                    uint64_t *out_value);
 /* Arms the image's acquire_release gate; ENOENT when none was stamped. */
 int ef_vk_image_release_slot(const EfVkImage *image);
 /* Arms it later, on a waiter thread, once GPU work has retired: when fence
- * (a VkFence of device) is signalled, or when the timeline semaphore reaches
- * value. The fence or semaphore must stay alive until then. ENOENT when no
+ * (a VkFence of device, already submitted) is signalled, or when the timeline
+ * semaphore reaches value. The waiter is done with the fence or semaphore
+ * once the gate reads the value (ef_vk_image_get_acquire_release, then
+ * ef_slot_gate_wait): only then may it be reset or destroyed. ENOENT when no
  * gate was stamped; EINVAL for a NULL device or handle; ENOTSUP when ef was
  * built without Vulkan. A wait that fails (device lost) still arms. */
 int ef_vk_image_release_after_fence(const EfVkImage *image, void *device, uint64_t fence);

@@ -137,6 +137,27 @@ int ef_vk_image_get_uuid(const EfVkImage *image, uint8_t out_uuid16[16]) {
   return succeed();
 }
 
+int ef_vk_image_get_plane_format(const EfVkImage *image, uint32_t *out_plane_format) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_plane_format");
+  EF_CAPI_REQUIRE(out_plane_format, "ef_vk_image_get_plane_format");
+  if (!image->image.plane_format())
+    return fail(ENOENT, "ef_vk_image_get_plane_format: no plane format was stamped");
+  *out_plane_format = static_cast<uint32_t>(*image->image.plane_format());
+  return succeed();
+}
+
+int ef_vk_image_get_acquire_release(const EfVkImage *image, EfSlotGate **out_gate,
+                                    uint64_t *out_value) {
+  EF_CAPI_REQUIRE(image, "ef_vk_image_get_acquire_release");
+  EF_CAPI_REQUIRE(out_gate, "ef_vk_image_get_acquire_release");
+  EF_CAPI_REQUIRE(out_value, "ef_vk_image_get_acquire_release");
+  if (!image->image.acquire_release())
+    return fail(ENOENT, "ef_vk_image_get_acquire_release: no slot-release gate was stamped");
+  *out_gate = new EfSlotGate{image->image.acquire_release()->gate(), {1}};
+  *out_value = image->image.acquire_release()->value();
+  return succeed();
+}
+
 int ef_vk_image_release_slot(const EfVkImage *image) {
   EF_CAPI_REQUIRE(image, "ef_vk_image_release_slot");
   if (!image->image.acquire_release())

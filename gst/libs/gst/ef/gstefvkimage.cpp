@@ -88,6 +88,7 @@ gboolean vk_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(meta);
   m->image = nullptr;
   m->n_planes = 0;
+  m->flags = 0;
   std::fill(std::begin(m->planes), std::end(m->planes), nullptr);
   return TRUE;
 }
@@ -105,7 +106,10 @@ gboolean vk_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *src, GQuar
   if (!GST_META_TRANSFORM_IS_COPY(type) || !ef::gst::copy_shares_memories(dest, src, data))
     return TRUE;  // the image holds the frame's bytes, not another copy's
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(meta);
-  return gst_buffer_add_ef_vk_image_meta_planes(dest, m->planes, m->n_planes) != nullptr;
+  GstEfVkImageMeta *copy = gst_buffer_add_ef_vk_image_meta_planes(dest, m->planes, m->n_planes);
+  if (copy)
+    copy->flags = m->flags;
+  return copy != nullptr;
 }
 
 }  // namespace

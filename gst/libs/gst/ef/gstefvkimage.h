@@ -49,11 +49,18 @@ GST_EF_API const EfVkImage *gst_ef_vk_image_memory_get_image(GstMemory *mem);
 /* One image per plane: a single image for packed formats and GRAY8, two for
  * NV12 (Y as R8, interleaved UV as RG8, each stamped with its plane format),
  * bound to one memory. @image is @planes[0]. The gate is plane 0's. */
+/* The images are imported external memory (a dma-buf) written outside this
+ * queue family: before reading them, acquire them with an image barrier from
+ * VK_QUEUE_FAMILY_FOREIGN_EXT (GENERAL to GENERAL). Unset for host-pointer
+ * imports and for copies into the bridge's own images. */
+#define GST_EF_VK_IMAGE_META_FLAG_FOREIGN (1u << 0)
+
 typedef struct {
   GstMeta meta;
   EfVkImage *image; /* a copy owned by the meta; == planes[0] */
   guint n_planes;
   EfVkImage *planes[GST_EF_VK_IMAGE_META_MAX_PLANES];
+  guint32 flags; /* GST_EF_VK_IMAGE_META_FLAG_* */
 } GstEfVkImageMeta;
 
 GST_EF_API GType gst_ef_vk_image_meta_api_get_type(void);
