@@ -22,6 +22,7 @@ benchmarks=(
   "core tests/bench/bench_core tests/bench/plot_core.py"
   "upload tests/bench/bench_upload tests/bench/plot_upload.py"
   "convert tests/bench/bench_convert tests/bench/plot_convert.py"
+  "vkbridge tests/bench/bench_vkbridge tests/bench/plot_vkbridge.py"
 )
 
 python=${PYTHON:-python3}
