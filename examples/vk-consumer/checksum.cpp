@@ -214,17 +214,19 @@ bool GpuChecksum::submit(const GstEfVkImageMeta &meta, uint64_t value, std::stri
     writes[1].pBufferInfo = &buffer_info;
     vkUpdateDescriptorSets(dev, 2, writes, 0, nullptr);
 
-    // The frame's bytes were written by the CPU into a dma-buf (a memfd) the
-    // bridge imported: acquire them from the foreign "queue family" that is
-    // the rest of the system. The layout stays GENERAL.
+    // A dma-buf import (the meta says so) holds bytes the CPU wrote outside
+    // Vulkan: acquire them from the foreign "queue family" that is the rest
+    // of the system. Host-pointer imports and the bridge's staging copies
+    // need no ownership transfer. The layout stays GENERAL.
+    const bool foreign = meta.flags & GST_EF_VK_IMAGE_META_FLAG_FOREIGN;
     VkImageMemoryBarrier b{};
     b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
     b.srcAccessMask = 0;
     b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
     b.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     b.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    b.srcQueueFamilyIndex = app_.foreign_family();
-    b.dstQueueFamilyIndex = app_.queue_family();
+    b.srcQueueFamilyIndex = foreign ? app_.foreign_family() : VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = foreign ? app_.queue_family() : VK_QUEUE_FAMILY_IGNORED;
     b.image = ivci.image;
     b.subresourceRange = ivci.subresourceRange;
     acquire.push_back(b);
