@@ -47,10 +47,13 @@ void decline(GstElement *element, BridgeState &s, Decline why, const std::string
 }
 
 std::string describe_frame(GstBuffer *buffer, uint64_t number) {
-  gchar *text = g_strdup_printf("frame %" G_GUINT64_FORMAT " (pts %" GST_TIME_FORMAT ")", number,
-                                GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
-  std::string s(text);
-  g_free(text);
+  std::string s = "frame " + std::to_string(number);
+  if (GST_BUFFER_PTS_IS_VALID(buffer)) {
+    gchar *pts =
+        g_strdup_printf(" (pts %" GST_TIME_FORMAT ")", GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+    s += pts;
+    g_free(pts);
+  }
   return s;
 }
 
