@@ -3,7 +3,7 @@
 # installs what is missing, then configures, builds and runs every suite:
 #   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests);
 #   2. ASan + UBSan: all tests (leaks of system libraries: tests/sanitizers/lsan.supp);
-#   3. TSan: the cache and gate tests (suite "tsan").
+#   3. TSan: the cache, gate and release-queue tests (suite "tsan").
 # Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +52,7 @@ run "tests under ASan+UBSan" build-ci-asan
 # bases too widely for g++ 12's runtime, so run without address randomisation.
 setup build-ci-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false -Dbenchmarks=disabled
 runner=(setarch "$(uname -m)" -R)
-run "cache and gate tests under TSan" build-ci-tsan --suite tsan
+run "cache, gate and release-queue tests under TSan" build-ci-tsan --suite tsan
 runner=()
 
 python3 "$root/scripts/test_summary.py" build-ci build-ci-asan build-ci-tsan
