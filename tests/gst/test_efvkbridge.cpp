@@ -536,6 +536,35 @@ GST_START_TEST(test_release_after_gpu_work) {
 }
 GST_END_TEST;
 
+// Formats the bridge does not carry are refused at negotiation; a frame
+// smaller than its caps is an error on the bus, and the next good frame goes
+// through.
+GST_START_TEST(test_bad_input_into_vulkan) {
+  GstElement *bridge = gst_element_factory_make("efvkbridge", nullptr);
+  GstPad *sink = gst_element_get_static_pad(bridge, "sink");
+  GstVideoInfo i420 = video_info(GST_VIDEO_FORMAT_I420, 64, 16);
+  GstCaps *caps = caps_for(i420);
+  fail_if(gst_pad_query_accept_caps(sink, caps), "I420 accepted");
+  gst_caps_unref(caps);
+  gst_object_unref(sink);
+  gst_object_unref(bridge);
+
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info);
+  GstBus *bus = attach_bus(h);
+  fail_if(gst_harness_push(h, gst_buffer_new_allocate(nullptr, info.size / 2, nullptr)) ==
+          GST_FLOW_OK);
+  std::string error = pop_error(bus);
+  fail_unless(error.find("Invalid input frame") != std::string::npos, "%s", error.c_str());
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 3)), GST_FLOW_OK);
+  GstBuffer *b = gst_harness_pull(h);
+  fail_unless(gst_buffer_get_ef_vk_image_meta(b) != nullptr);
+  gst_buffer_unref(b);
+  gst_harness_teardown(h);
+  gst_object_unref(bus);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -566,6 +595,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_never_armed_times_out);
   tcase_add_test(tc, test_bad_images_refused);
   tcase_add_test(tc, test_not_an_image_refused);
+  tcase_add_test(tc, test_bad_input_into_vulkan);
   tcase_add_test(tc, test_release_after_gpu_work);
   suite_add_tcase(s, tc);
   return s;
