@@ -6,6 +6,8 @@
 
 #include <gst/gst.h>
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,6 +24,15 @@ struct CounterSpec {
 // first_id + counters.size().
 void install_stat_properties(GObjectClass *klass, guint first_id,
                              std::span<const CounterSpec> counters, const char *stats_blurb);
+
+// A snapshot of an element's counters, to fill in the rest from its caches.
+template <size_t N>
+std::array<uint64_t, N> load_counters(const std::array<std::atomic<uint64_t>, N> &counters) {
+  std::array<uint64_t, N> values{};
+  for (size_t i = 0; i < N; ++i)
+    values[i] = counters[i].load(std::memory_order_relaxed);
+  return values;
+}
 
 GstStructure *stats_structure(const char *name, std::span<const CounterSpec> counters,
                               std::span<const uint64_t> values);

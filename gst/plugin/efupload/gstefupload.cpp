@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/buffer_source.hpp"
+#include "common/caps_filter.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "gst_ptr.hpp"
@@ -122,9 +123,7 @@ UploadState &state_of(gpointer self) {
 }
 
 std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
-  std::array<uint64_t, kCounterCount> v{};
-  for (size_t i = 0; i < kCounterCount; ++i)
-    v[i] = s.counters[i].load(std::memory_order_relaxed);
+  auto v = load_counters(s.counters);
   ImportCacheStats c = s.cache.stats();
   v[kHits] = c.hits;
   v[kMisses] = c.misses;
@@ -367,13 +366,8 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, Gs
 
 GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                       GstCaps *filter) {
-  GstCaps *result = direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps);
-  if (filter) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  return result;
+  return apply_caps_filter(
+      direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps), filter);
 }
 
 gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "bridge_state.hpp"
+#include "common/caps_filter.hpp"
 #include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
@@ -66,9 +67,7 @@ BridgeState &state_of(gpointer self) {
 }
 
 std::array<uint64_t, kBridgeCounterCount> snapshot(BridgeState &s) {
-  std::array<uint64_t, kBridgeCounterCount> v{};
-  for (size_t i = 0; i < kBridgeCounterCount; ++i)
-    v[i] = s.counters[i].load(std::memory_order_relaxed);
+  auto v = load_counters(s.counters);
   ImportCacheStats c = s.imports.stats();
   v[kHits] = c.hits;
   v[kMisses] = c.misses;
@@ -126,13 +125,7 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
 
 GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *, GstPadDirection direction,
                                          GstCaps *caps, GstCaps *filter) {
-  GstCaps *result = transform_structures(caps, direction);
-  if (filter) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  return result;
+  return apply_caps_filter(transform_structures(caps, direction), filter);
 }
 
 // --- The device -------------------------------------------------------------
