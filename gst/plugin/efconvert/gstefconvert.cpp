@@ -16,6 +16,7 @@
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #endif
+#include "common/caps_filter.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
@@ -187,9 +188,7 @@ BackendStats operator+(BackendStats a, const BackendStats &b) {
 }
 
 std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
-  std::array<uint64_t, kCounterCount> v{};
-  for (size_t i = 0; i < kCounterCount; ++i)
-    v[i] = s.counters[i].load(std::memory_order_relaxed);
+  auto v = load_counters(s.counters);
   BackendStats b;
   {
     std::lock_guard lock(s.lock);
@@ -259,12 +258,7 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direc
       result, caps, direction == GST_PAD_SINK ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
       GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
 #endif
-  if (filter) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  return result;
+  return apply_caps_filter(result, filter);
 }
 
 // Without a size from downstream, keep the input's (turned) size.
