@@ -2,33 +2,20 @@
 // Core-library benchmarks: identity derivation, import-cache hits and misses,
 // and the slot gate's arm -> wake latency. docs/BENCHMARKS.md states the
 // targets and the figures measured; scripts/bench.sh runs this and plots it.
-#include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <memory>
-#include <optional>
 #include <string>
-#include <thread>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "ef/identity.hpp"
 #include "ef/import_cache.hpp"
-#include "ef/slot_release.hpp"
+#include "bench_threads.hpp"
 #include "fd_helpers.hpp"
+#include "gate_latency.hpp"
 
 using namespace ef;
-using namespace std::chrono_literals;
 using ef::test::make_memfd;
 using ef::test::ScopedFd;
 
@@ -182,142 +169,9 @@ void BM_CacheMissImportEvict(benchmark::State &state) {
   cycle_cache<Source>(state, kCapacity + 1, kCapacity);
 }
 
-// The state letter of /proc/self/task/<tid>/stat: 'S' once the thread sleeps
-// in the kernel; '?' when it cannot be read.
-char thread_state(pid_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(tid));
-  std::ifstream in(path);
-  std::string stat;
-  std::getline(in, stat);
-  // The command name before the state is in parentheses and may hold spaces.
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
-template <typename Predicate>
-void spin_until(Predicate done) {
-  while (!done())
-    std::this_thread::yield();
-}
-
-// Nearest-rank percentile; reorders `samples`.
-double percentile(std::vector<double> &samples, double p) {
-  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
-  const auto nth = samples.begin() + static_cast<std::ptrdiff_t>(std::max<size_t>(rank, 1) - 1);
-  std::nth_element(samples.begin(), nth, samples.end());
-  return *nth;
-}
-
-// The two lowest CPUs this process may run on; nothing when it may use only one.
-std::optional<std::pair<int, int>> two_cpus(const cpu_set_t &allowed) {
-  std::optional<int> first;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed))
-      continue;
-    if (first)
-      return std::pair{*first, cpu};
-    first = cpu;
-  }
-  return std::nullopt;
-}
-
-bool pin_thread(pthread_t thread, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
-}
-
-// One iteration is one wake: a producer thread recycling a one-slot ring is
-// blocked in SlotRing::acquire; this thread arms the release the producer
-// handed out. Timed from just before arm() to just after acquire() returns in
-// the producer, both on steady_clock.
-//
-// The two threads are pinned to different CPUs. Left to the scheduler they
-// sometimes share one, and then the wake costs a context switch instead of a
-// cross-CPU wake-up: runs differ by 10x depending on where the threads landed.
-// Apart is what a pipeline sees: its producer and consumer threads both stay busy.
+// This program never pins itself, so what the process may use now is the whole set.
 void BM_GateArmToWake(benchmark::State &state) {
-  constexpr auto kTimeout = 5s;
-  using Clock = std::chrono::steady_clock;
-  const auto rounds = static_cast<uint64_t>(state.max_iterations);
-
-  SlotRing ring(1);
-  // Written by the producer before it publishes `waiting`, read by this thread
-  // before arm(); the producer rewrites it only after that arm woke it.
-  std::optional<SlotRelease> handed;
-  std::atomic<uint64_t> waiting{0};  // the round the producer is about to block in
-  std::atomic<uint64_t> woken{0};    // the last round whose acquire() returned
-  std::atomic<Clock::rep> woke_at{0};
-  std::atomic<bool> failed{false};
-  std::atomic<pid_t> producer_tid{0};
-
-  std::thread producer([&] {
-    producer_tid.store(gettid(), std::memory_order_release);
-    auto use = ring.acquire(0, kTimeout);  // a fresh slot is free
-    for (uint64_t round = 1; round <= rounds && use; ++round) {
-      handed = *use;
-      waiting.store(round, std::memory_order_release);
-      use = ring.acquire(0, kTimeout);
-      woke_at.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-      // Set before `woken` so that a timeout is never read as a latency.
-      if (!use)
-        failed.store(true);
-      woken.store(round, std::memory_order_release);
-    }
-    if (!use)
-      failed.store(true);
-  });
-
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  sched_getaffinity(0, sizeof allowed, &allowed);
-  const auto cpus = two_cpus(allowed);
-  if (cpus && pin_thread(producer.native_handle(), cpus->first) &&
-      pin_thread(pthread_self(), cpus->second))
-    state.SetLabel("producer on CPU " + std::to_string(cpus->first) + ", consumer on CPU " +
-                   std::to_string(cpus->second));
-  else
-    state.SetLabel("threads not pinned apart");
-
-  std::vector<double> latencies_us;
-  latencies_us.reserve(rounds);
-  uint64_t round = 0;
-  for (auto _ : state) {
-    ++round;
-    spin_until([&] { return waiting.load(std::memory_order_acquire) >= round || failed.load(); });
-    if (failed.load()) {
-      state.SkipWithError("the producer's acquire() failed");
-      break;
-    }
-    // Arming before the producer sleeps would time the path that never blocks.
-    const pid_t tid = producer_tid.load(std::memory_order_acquire);
-    spin_until([&] {
-      const char s = thread_state(tid);
-      return s == 'S' || s == '?';
-    });
-    const SlotRelease release = *handed;
-    const Clock::time_point armed_at = Clock::now();
-    release.arm();
-    spin_until([&] { return woken.load(std::memory_order_acquire) >= round; });
-    if (failed.load()) {
-      state.SkipWithError("the producer's acquire() failed");
-      break;
-    }
-    const std::chrono::duration<double> latency =
-        Clock::time_point(Clock::duration(woke_at.load(std::memory_order_relaxed))) - armed_at;
-    state.SetIterationTime(latency.count());
-    latencies_us.push_back(latency.count() * 1e6);
-  }
-  producer.join();
-  // The benchmarks that run after this one must not inherit the pin.
-  pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
-
-  if (!latencies_us.empty()) {
-    state.counters["p50_us"] = percentile(latencies_us, 0.50);
-    state.counters["p99_us"] = percentile(latencies_us, 0.99);
-  }
+  ef::bench::gate_arm_to_wake_ring(state, ef::bench::process_cpus());
 }
 
 BENCHMARK(BM_IdentityFromFd);
@@ -326,8 +180,10 @@ BENCHMARK_TEMPLATE(BM_CacheHit, StoredSource)->ArgName("entries")->Arg(16)->Arg(
 BENCHMARK_TEMPLATE(BM_CacheHit, MemfdSource)->ArgName("entries")->Arg(16)->Arg(256);
 BENCHMARK_TEMPLATE(BM_CacheMissImportEvict, StoredSource);
 BENCHMARK_TEMPLATE(BM_CacheMissImportEvict, MemfdSource);
-// A fixed count: each iteration is one wake, and the percentiles need many.
-BENCHMARK(BM_GateArmToWake)->Iterations(2000)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GateArmToWake)
+    ->Iterations(ef::bench::kGateRingWakes)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

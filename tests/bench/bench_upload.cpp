@@ -15,14 +15,11 @@
 // All threads run on one CPU unless --unpinned: on a 2-vCPU guest, where the
 // scheduler put the producer, streaming and GL threads moved every figure by
 // up to 2x from one run to the next (cross-CPU wake-ups and cold caches).
-#include <sched.h>
-
-#include <algorithm>
-#include <cstring>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "bench_threads.hpp"
 #include "upload_run.hpp"
 
 using namespace ef::examples;
@@ -73,38 +70,13 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
   }
 }
 
-// Restricts the process, and so every thread it starts later, to its lowest
-// allowed CPU; says where it runs.
-std::string pin_to_one_cpu() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-    return "unpinned (sched_getaffinity failed)";
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed))
-      continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return sched_setaffinity(0, sizeof one, &one) == 0 ? "all threads on CPU " + std::to_string(cpu)
-                                                       : "unpinned (sched_setaffinity failed)";
-  }
-  return "unpinned (no CPU allowed?)";
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
   // Before any thread exists: threads inherit the affinity of their creator.
-  bool pin = true;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--unpinned")) {
-      pin = false;
-      std::copy(argv + i + 1, argv + argc + 1, argv + i);  // argv[argc] is NULL
-      --argc;
-      break;
-    }
-  const std::string placement = pin ? pin_to_one_cpu() : "unpinned";
+  const bool pin = !ef::bench::take_unpinned(argc, argv);
+  const std::string placement =
+      pin ? ef::bench::pin_to_one_cpu(ef::bench::process_cpus(), "all threads") : "unpinned";
   init_gstreamer(&argc, &argv);
   benchmark::AddCustomContext("placement", placement);
   for (const char *element : {"identity", "efupload", "glupload"})

@@ -47,7 +47,6 @@
 #include <gst/ef/gstefvkimage.h>
 #include <gst/video/video.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,11 +55,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,12 +69,13 @@
 
 #include "ef/identity.hpp"
 #include "ef/import_cache.hpp"
-#include "ef/slot_release.hpp"
+#include "bench_threads.hpp"
+#include "gate_latency.hpp"
 #include "memfd_ring.hpp"
 #include "upload_run.hpp"
 
+using namespace ef::bench;
 using namespace ef::examples;
-using namespace std::chrono_literals;
 
 namespace {
 
@@ -140,70 +137,8 @@ std::string string_property(GstElement *element, const char *name) {
   return s;
 }
 
-// --- Thread helpers (as bench_core) -----------------------------------------
-
-char thread_state(pid_t tid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", static_cast<int>(tid));
-  std::ifstream in(path);
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
-template <typename Predicate>
-bool spin_until(Predicate done, std::chrono::seconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-double percentile(std::vector<double> samples, double p) {
-  if (samples.empty())
-    return 0;
-  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
-  const auto nth = samples.begin() + static_cast<std::ptrdiff_t>(std::max<size_t>(rank, 1) - 1);
-  std::nth_element(samples.begin(), nth, samples.end());
-  return *nth;
-}
-
 // The CPUs the process may use: the whole set, before main() pins itself.
-cpu_set_t g_allowed;
-
-std::optional<std::pair<int, int>> two_cpus() {
-  std::optional<int> first;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &g_allowed))
-      continue;
-    if (first)
-      return std::pair{*first, cpu};
-    first = cpu;
-  }
-  return std::nullopt;
-}
-
-bool pin_thread(pthread_t thread, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
-}
-
-// Restores the calling thread's affinity when it goes.
-class AffinityScope {
- public:
-  AffinityScope() { pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_); }
-  ~AffinityScope() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
-  void widen() { pthread_setaffinity_np(pthread_self(), sizeof g_allowed, &g_allowed); }
-
- private:
-  cpu_set_t saved_;
-};
+std::optional<cpu_set_t> g_allowed;
 
 // --- Frame sources --------------------------------------------------------------
 
@@ -213,7 +148,8 @@ enum class Source { Ring, Fresh };
 // its slots. Not painted: a fresh buffer's import is what is measured.
 class FreshFrames {
  public:
-  explicit FreshFrames(const GstVideoInfo &info) : info_(info), dmabuf_(gst_dmabuf_allocator_new()) {}
+  explicit FreshFrames(const GstVideoInfo &info)
+      : info_(info), dmabuf_(gst_dmabuf_allocator_new()) {}
   ~FreshFrames() { gst_object_unref(dmabuf_); }
   GstBuffer *frame() {
     int fd = memfd_create("ef-bench-fresh", MFD_CLOEXEC);
@@ -249,10 +185,10 @@ struct Measured {
   std::string error;
   std::vector<std::string> warnings;
   uint64_t frames = 0;
-  uint64_t wall_ns = 0, process_ns = 0;  // over the window
-  uint64_t chain_ns = 0;                 // streaming thread, sink pad -> src pad
-  uint64_t release_ns = 0;               // the application: pull, arm the gate, drop the sample
-  uint64_t unarmed = 0;                  // efvkbridge frames whose gate could not be armed
+  uint64_t wall_ns = 0, process_ns = 0;   // over the window
+  uint64_t chain_ns = 0;                  // streaming thread, sink pad -> src pad
+  uint64_t release_ns = 0;                // the application: pull, arm the gate, drop the sample
+  uint64_t unarmed = 0;                   // efvkbridge frames whose gate could not be armed
   std::map<std::string, uint64_t> stats;  // the element's counters over the window
   std::string import_path;
 };
@@ -290,8 +226,8 @@ GstElement *make(const char *factory, std::string &error) {
 }
 
 void collect_messages(GstBus *bus, Measured &m) {
-  while (GstMessage *msg = gst_bus_pop_filtered(
-             bus, GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+  while (GstMessage *msg =
+             gst_bus_pop_filtered(bus, GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
     if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR && m.error.empty())
       m.error = message_text(msg);
     else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_WARNING)
@@ -483,69 +419,10 @@ void BM_Bridge(benchmark::State &state, Case c, GstVideoFormat format) {
 
 // --- Gate arm -> producer wake --------------------------------------------------------
 
-// bench_core's BM_GateArmToWake on a ring of kSlots slots, recycled in order:
-// the producer blocks in acquire() for the slot whose last use is out.
+// bench_core's BM_GateArmToWake, pinned apart from the whole set: main()
+// has pinned the process to one CPU by now.
 void BM_GateRing(benchmark::State &state) {
-  using Clock = std::chrono::steady_clock;
-  const auto rounds = static_cast<uint64_t>(state.max_iterations);
-  ef::SlotRing ring(1);
-  std::optional<ef::SlotRelease> handed;
-  std::atomic<uint64_t> waiting{0}, woken{0};
-  std::atomic<Clock::rep> woke_at{0};
-  std::atomic<bool> failed{false};
-  std::atomic<pid_t> producer_tid{0};
-
-  std::thread producer([&] {
-    producer_tid.store(gettid(), std::memory_order_release);
-    auto use = ring.acquire(0, 5s);
-    for (uint64_t round = 1; round <= rounds && use; ++round) {
-      handed = *use;
-      waiting.store(round, std::memory_order_release);
-      use = ring.acquire(0, 5s);
-      woke_at.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-      if (!use)
-        failed.store(true);
-      woken.store(round, std::memory_order_release);
-    }
-    if (!use)
-      failed.store(true);
-  });
-  AffinityScope scope;
-  const auto cpus = two_cpus();
-  if (cpus && pin_thread(producer.native_handle(), cpus->first) &&
-      pin_thread(pthread_self(), cpus->second))
-    state.SetLabel("producer on CPU " + std::to_string(cpus->first) + ", consumer on CPU " +
-                   std::to_string(cpus->second));
-  else
-    state.SetLabel("threads not pinned apart");
-
-  std::vector<double> us;
-  us.reserve(rounds);
-  uint64_t round = 0;
-  for (auto _ : state) {
-    ++round;
-    spin_until([&] { return waiting.load(std::memory_order_acquire) >= round || failed.load(); });
-    if (failed.load()) {
-      state.SkipWithError("the producer's acquire() failed");
-      break;
-    }
-    const pid_t tid = producer_tid.load(std::memory_order_acquire);
-    spin_until([&] {
-      const char s = thread_state(tid);
-      return s == 'S' || s == '?';
-    });
-    const ef::SlotRelease release = *handed;
-    const Clock::time_point armed_at = Clock::now();
-    release.arm();
-    spin_until([&] { return woken.load(std::memory_order_acquire) >= round; });
-    const std::chrono::duration<double> latency =
-        Clock::time_point(Clock::duration(woke_at.load(std::memory_order_relaxed))) - armed_at;
-    state.SetIterationTime(latency.count());
-    us.push_back(latency.count() * 1e6);
-  }
-  producer.join();
-  state.counters["p50_us"] = percentile(us, 0.50);
-  state.counters["p99_us"] = percentile(us, 0.99);
+  gate_arm_to_wake_ring(state, g_allowed);
 }
 
 // Through efvkbridge: appsrc ! efvkbridge ! fakesink, the producer taking its
@@ -564,9 +441,9 @@ struct GateElementRun {
   using Clock = std::chrono::steady_clock;
   explicit GateElementRun(uint64_t total) : armed_at(total + 4), got_at(total + 4) {}
   std::optional<int> app_cpu;
-  std::atomic<uint64_t> handed{0};    // frames the application has had
-  std::atomic<uint64_t> waiting{0};   // the acquire the producer is about to block in
-  std::atomic<uint64_t> got{0};       // acquires that returned
+  std::atomic<uint64_t> handed{0};   // frames the application has had
+  std::atomic<uint64_t> waiting{0};  // the acquire the producer is about to block in
+  std::atomic<uint64_t> got{0};      // acquires that returned
   std::atomic<bool> failed{false};
   std::atomic<bool> stopping{false};
   std::atomic<pid_t> producer_tid{0};
@@ -586,7 +463,9 @@ struct GateElementRun {
     }
     if (k >= kWarmup && k + 3 < r->got_at.size() && !r->stopping.load()) {
       // Arming before the producer sleeps would time the path that never blocks.
-      spin_until([&] { return r->waiting.load(std::memory_order_acquire) >= k + 3 || r->stopping.load(); });
+      spin_until([&] {
+        return r->waiting.load(std::memory_order_acquire) >= k + 3 || r->stopping.load();
+      });
       const pid_t tid = r->producer_tid.load(std::memory_order_acquire);
       spin_until([&] {
         const char st = thread_state(tid);
@@ -639,13 +518,13 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
 
   const uint64_t wakes = static_cast<uint64_t>(state.max_iterations);
   GateElementRun run(kWarmup + wakes);
-  const auto cpus = two_cpus();
+  const auto cpus = two_cpus(g_allowed);
   if (cpus)
     run.app_cpu = cpus->second;
   g_signal_connect(sink, "handoff", G_CALLBACK(GateElementRun::on_handoff), &run);
 
   AffinityScope scope;
-  scope.widen();  // the element's threads, made at PLAYING, may go anywhere
+  scope.widen(g_allowed);  // the element's threads, made at PLAYING, may go anywhere
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   std::thread producer([&] {
     run.producer_tid.store(gettid(), std::memory_order_release);
@@ -669,9 +548,8 @@ void BM_GateElement(benchmark::State &state, GstVideoFormat format) {
   us.reserve(wakes);
   uint64_t k = kWarmup;
   for (auto _ : state) {
-    const bool back = spin_until([&] {
-      return run.got.load(std::memory_order_acquire) >= k + 3 || run.failed.load();
-    });
+    const bool back = spin_until(
+        [&] { return run.got.load(std::memory_order_acquire) >= k + 3 || run.failed.load(); });
     if (!back || run.failed.load()) {
       state.SkipWithError("a frame did not come back through efvkbridge");
       break;
@@ -717,8 +595,9 @@ struct Vulkan {
 
  private:
   static bool has(const std::vector<VkExtensionProperties> &all, const char *name) {
-    return std::any_of(all.begin(), all.end(),
-                       [&](const VkExtensionProperties &e) { return !std::strcmp(e.extensionName, name); });
+    return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties &e) {
+      return !std::strcmp(e.extensionName, name);
+    });
   }
   static Vulkan make() {
     Vulkan v;
@@ -832,8 +711,9 @@ void BM_RawImport(benchmark::State &state, GstVideoFormat format, RawPath path) 
     munmap(p, info.size);
   }
   const auto specs = plane_specs(format);
-  const auto handle = path == RawPath::DmaBuf ? VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
-                                              : VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  const auto handle = path == RawPath::DmaBuf
+                          ? VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+                          : VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   std::string error;
   for (auto _ : state) {
     VkMemoryAllocateInfo alloc{};
@@ -893,8 +773,8 @@ void BM_RawImport(benchmark::State &state, GstVideoFormat format, RawPath path) 
       ici.arrayLayers = 1;
       ici.samples = VK_SAMPLE_COUNT_1_BIT;
       ici.tiling = VK_IMAGE_TILING_LINEAR;
-      ici.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                  VK_IMAGE_USAGE_STORAGE_BIT;
+      ici.usage =
+          VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
       ici.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
       ::VkImage image = VK_NULL_HANDLE;
       if (VkResult r = vkCreateImage(vk.device, &ici, nullptr, &image); r != VK_SUCCESS) {
@@ -983,21 +863,6 @@ void BM_CacheLookup(benchmark::State &state) {
     close(fd);
 }
 
-// Restricts the process to its lowest allowed CPU (bench_upload's).
-std::string pin_to_one_cpu() {
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &g_allowed))
-      continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return sched_setaffinity(0, sizeof one, &one) == 0
-               ? "pipeline cases: all threads on CPU " + std::to_string(cpu)
-               : "unpinned (sched_setaffinity failed)";
-  }
-  return "unpinned (no CPU allowed?)";
-}
-
 const char *format_name(GstVideoFormat format) {
   return gst_video_format_to_string(format);
 }
@@ -1005,20 +870,13 @@ const char *format_name(GstVideoFormat format) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  CPU_ZERO(&g_allowed);
-  sched_getaffinity(0, sizeof g_allowed, &g_allowed);
-  bool pin = true;
-  for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--unpinned")) {
-      pin = false;
-      std::copy(argv + i + 1, argv + argc + 1, argv + i);
-      --argc;
-      break;
-    }
+  g_allowed = process_cpus();
+  const bool pin = !take_unpinned(argc, argv);
   // lavapipe unless the environment names a driver: the machine this
   // program is meant for has no other, and a lent GPU machine says its own.
   g_setenv("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.json", FALSE);
-  const std::string placement = pin ? pin_to_one_cpu() : "unpinned";
+  const std::string placement =
+      pin ? pin_to_one_cpu(g_allowed, "pipeline cases: all threads") : "unpinned";
   init_gstreamer(&argc, &argv);
   benchmark::AddCustomContext("placement", placement);
   benchmark::AddCustomContext("vk_driver_files", g_getenv("VK_DRIVER_FILES"));
@@ -1045,7 +903,7 @@ int main(int argc, char **argv) {
           ->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark("BM_GateArmToWake/ring", BM_GateRing)
-      ->Iterations(2000)
+      ->Iterations(kGateRingWakes)
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BM_GateArmToWake/element", BM_GateElement, GST_VIDEO_FORMAT_RGBA)
