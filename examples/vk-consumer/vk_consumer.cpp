@@ -45,8 +45,8 @@ struct Options {
   std::string format = "RGBA";
   guint frames = 60;
   guint ring = 4;
-  // 300 RGBA texels are 1200 bytes; rows padded to 64 bytes make 1216, so
-  // the bridge's images are 304 texels wide and the frame is a sub-rectangle.
+  // 300 RGBA texels are 1200 bytes; rows padded to 256 bytes make 1280, so
+  // the bridge's images are 320 texels wide and the frame is a sub-rectangle.
   guint width = 300, height = 240;
 };
 
@@ -67,22 +67,28 @@ bool parse_args(int argc, char **argv, Options &o) {
   return argc % 2 == 1 && o.frames > o.ring && o.ring > 0 && o.width > 0 && o.height > 0;
 }
 
-// The producer's ring: a pool of exactly @ring memfd buffers. Rows are padded
-// to 64 bytes (what lavapipe lays LINEAR images out with), so the bridge can
-// import every frame without a copy.
+// The producer's ring: a pool of exactly @ring memfd buffers laid out so
+// that the bridge imports every frame without a copy on any driver: rows
+// padded to 256 bytes (a pitch LINEAR images take on lavapipe, 64, and on
+// NVIDIA), buffers sized to whole pages (host-pointer imports, the NVIDIA
+// driver's only way to take a memfd, map whole pages).
 GstBufferPool *make_ring(GstCaps *caps, const GstVideoInfo &info, guint ring) {
   GstBufferPool *pool = gst_video_buffer_pool_new();
   GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, guint(info.size), ring, ring);
+  GstVideoAlignment align;
+  gst_video_alignment_reset(&align);
+  for (guint p = 0; p < GST_VIDEO_MAX_PLANES; ++p)
+    align.stride_align[p] = 255;
+  GstVideoInfo padded = info;
+  gst_video_info_align(&padded, &align);
+  const guint page = 4096;
+  gst_buffer_pool_config_set_params(config, caps, guint(padded.size + page - 1) / page * page, ring,
+                                    ring);
   GstAllocator *allocator = gst_ef_fd_allocator_new();
   gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
   gst_object_unref(allocator);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
-  GstVideoAlignment align;
-  gst_video_alignment_reset(&align);
-  for (guint p = 0; p < GST_VIDEO_MAX_PLANES; ++p)
-    align.stride_align[p] = 63;
   gst_buffer_pool_config_set_video_alignment(config, &align);
   if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
     gst_object_unref(pool);
