@@ -35,10 +35,10 @@ bool released_within(GstBuffer *buffer, std::chrono::milliseconds limit) {
 
 GST_START_TEST(test_held_until_armed) {
   std::atomic<int> timeouts{0};
-  ReleaseQueue queue([&](const std::string &) { ++timeouts; });
+  ReleaseQueue queue([&](GstBuffer *, uint64_t) { ++timeouts; });
   auto gate = std::make_shared<SlotGate>();
   GstBuffer *buffer = gst_buffer_new();
-  queue.hold(buffer, SlotRelease(gate, 1), "frame 0", 10s);
+  queue.hold(buffer, SlotRelease(gate, 1), 0, 10s);
   fail_unless_equals_int(queue.held(), 1);
   fail_if(released_within(buffer, 100ms), "released before its gate was armed");
   SlotRelease(gate, 1).arm();
@@ -50,23 +50,24 @@ GST_START_TEST(test_held_until_armed) {
 GST_END_TEST;
 
 GST_START_TEST(test_timeout_releases_and_reports) {
-  std::vector<std::string> reported;
+  std::vector<uint64_t> reported;
   std::mutex lock;
-  ReleaseQueue queue([&](const std::string &frame) {
+  ReleaseQueue queue([&](GstBuffer *frame, uint64_t number) {
     std::lock_guard l(lock);
-    reported.push_back(frame);
+    fail_unless(GST_IS_BUFFER(frame));  // still held while reported
+    reported.push_back(number);
   });
   auto gate = std::make_shared<SlotGate>();
   GstBuffer *a = gst_buffer_new();
   GstBuffer *b = gst_buffer_new();
-  queue.hold(a, SlotRelease(gate, 1), "frame 7", 30ms);
-  queue.hold(b, SlotRelease(gate, 2), "frame 8", 30ms);
+  queue.hold(a, SlotRelease(gate, 1), 7, 30ms);
+  queue.hold(b, SlotRelease(gate, 2), 8, 30ms);
   fail_unless(released_within(a, 1000ms));
   fail_unless(released_within(b, 1000ms));
   std::lock_guard l(lock);
   fail_unless_equals_int(reported.size(), 2);
-  fail_unless_equals_string(reported[0].c_str(), "frame 7");
-  fail_unless_equals_string(reported[1].c_str(), "frame 8");
+  fail_unless_equals_uint64(reported[0], 7);
+  fail_unless_equals_uint64(reported[1], 8);
   gst_buffer_unref(a);
   gst_buffer_unref(b);
 }
@@ -79,18 +80,18 @@ GST_START_TEST(test_release_all_and_destruction) {
   GstBuffer *a = gst_buffer_new();
   GstBuffer *b = gst_buffer_new();
   {
-    ReleaseQueue queue([&](const std::string &) { ++timeouts; });
+    ReleaseQueue queue([&](GstBuffer *, uint64_t) { ++timeouts; });
     auto gate_a = std::make_shared<SlotGate>();
     auto gate_b = std::make_shared<SlotGate>();
-    queue.hold(a, SlotRelease(gate_a, 1), "a", 10s);
-    queue.hold(b, SlotRelease(gate_b, 1), "b", 10s);
+    queue.hold(a, SlotRelease(gate_a, 1), 1, 10s);
+    queue.hold(b, SlotRelease(gate_b, 1), 2, 10s);
     SlotRelease(gate_b, 1).arm();
     fail_if(released_within(b, 100ms), "b released ahead of a");
     queue.release_all();
     fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(a), 1);
     fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(b), 1);
     gst_buffer_ref(a);
-    queue.hold(a, SlotRelease(gate_a, 2), "a again", 10s);
+    queue.hold(a, SlotRelease(gate_a, 2), 3, 10s);
     gst_buffer_unref(a);
   }  // destruction lets go of what is still held
   fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(a), 1);

@@ -111,6 +111,9 @@ GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffe
 // consumer that arms (fakesink) does not flood the bus.
 inline constexpr uint64_t kTimeoutWarnings = 5;
 
+// "frame 12 (pts 0:00:00.400000000)", for warnings.
+std::string describe_frame(GstBuffer *buffer, uint64_t number);
+
 // Bounded waits for GPU work the bridge submits itself.
 inline constexpr uint64_t kGpuTimeoutNs = 5'000'000'000;
 

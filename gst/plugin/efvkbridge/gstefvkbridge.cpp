@@ -260,7 +260,8 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
 
 // --- Caps and allocation ------------------------------------------------------
 
-void warn_held_frame(GstEfVkBridge *self, const std::string &frame) {
+void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
+  const std::string frame = describe_frame(buffer, number);
   BridgeState &s = state_of(self);
   s.count(kGateTimeouts);
   if (s.counters[kGateTimeouts].load() > kTimeoutWarnings) {
@@ -419,7 +420,7 @@ gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
   s.held = std::make_unique<ReleaseQueue>(
-      [self](const std::string &frame) { warn_held_frame(self, frame); });
+      [self](GstBuffer *buffer, uint64_t number) { warn_held_frame(self, buffer, number); });
   s.warned = 0;
   s.frame_number = 0;
   return TRUE;

@@ -46,6 +46,8 @@ void decline(GstElement *element, BridgeState &s, Decline why, const std::string
   GST_INFO_OBJECT(element, "declined: %s: %s", decline_text(why), detail.c_str());
 }
 
+}  // namespace
+
 std::string describe_frame(GstBuffer *buffer, uint64_t number) {
   std::string s = "frame " + std::to_string(number);
   if (GST_BUFFER_PTS_IS_VALID(buffer)) {
@@ -56,6 +58,8 @@ std::string describe_frame(GstBuffer *buffer, uint64_t number) {
   }
   return s;
 }
+
+namespace {
 
 // Stamps one wrapper per plane and attaches them as the frame's meta.
 void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneImage> &planes,
@@ -203,7 +207,7 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   attach_images(s, *out, import->planes(), release, import,
                 import->path() == vk::ImportPath::DmaBuf ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
   // The producer's slot stays taken until the application is done with it.
-  s.held->hold(in, release, describe_frame(in, number), s.release_timeout());
+  s.held->hold(in, release, number, s.release_timeout());
   std::lock_guard l(s.lock);
   s.last_path = vk::import_path_name(import->path());
   return GST_FLOW_OK;

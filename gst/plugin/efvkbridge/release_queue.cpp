@@ -22,13 +22,13 @@ ReleaseQueue::~ReleaseQueue() {
   release_all();
 }
 
-void ReleaseQueue::hold(GstBuffer *buffer, SlotRelease release, std::string frame,
+void ReleaseQueue::hold(GstBuffer *buffer, SlotRelease release, uint64_t number,
                         std::chrono::nanoseconds timeout) {
   gst_buffer_ref(buffer);
   {
     std::lock_guard lock(mutex_);
-    held_.push_back(Held{buffer, std::move(release), std::move(frame),
-                         std::chrono::steady_clock::now() + timeout});
+    held_.push_back(
+        Held{buffer, std::move(release), number, std::chrono::steady_clock::now() + timeout});
   }
   cv_.notify_all();
 }
@@ -73,7 +73,7 @@ void ReleaseQueue::run() {
     held_.pop_front();
     lock.unlock();
     if (late)
-      on_timeout_(done.frame);
+      on_timeout_(done.buffer, done.number);
     gst_buffer_unref(done.buffer);
     lock.lock();
   }

@@ -15,7 +15,6 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <string>
 #include <thread>
 
 #include "ef/slot_release.hpp"
@@ -24,9 +23,9 @@ namespace ef::gst {
 
 class ReleaseQueue {
  public:
-  // Called on the queue's thread with the description of a frame whose gate
-  // was not armed in time.
-  using TimeoutHandler = std::function<void(const std::string &frame)>;
+  // Called on the queue's thread with a frame whose gate was not armed in
+  // time (still held) and the number it was held with.
+  using TimeoutHandler = std::function<void(GstBuffer *frame, uint64_t number)>;
 
   explicit ReleaseQueue(TimeoutHandler on_timeout);
   ~ReleaseQueue();  // releases everything held
@@ -34,7 +33,7 @@ class ReleaseQueue {
   ReleaseQueue &operator=(const ReleaseQueue &) = delete;
 
   // Takes a reference on `buffer` and drops it once `release` is armed.
-  void hold(GstBuffer *buffer, SlotRelease release, std::string frame,
+  void hold(GstBuffer *buffer, SlotRelease release, uint64_t number,
             std::chrono::nanoseconds timeout);
   // Drops every held frame now (stop, flush).
   void release_all();
@@ -44,7 +43,7 @@ class ReleaseQueue {
   struct Held {
     GstBuffer *buffer;
     SlotRelease release;
-    std::string frame;
+    uint64_t number;
     std::chrono::steady_clock::time_point deadline;
   };
   void run();
