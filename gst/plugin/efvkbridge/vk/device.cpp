@@ -233,7 +233,6 @@ Result<void> Device::finish_setup() {
   vkGetDeviceQueue(device_, queue_family_, queue_index_, &queue_);
   auto available = device_extensions(physical_);
   has_dma_buf_ = has_extension(available, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
-  has_foreign_ = has_extension(available, VK_EXT_QUEUE_FAMILY_FOREIGN_EXTENSION_NAME);
   // Device-level entry points are NULL unless the extension was enabled on
   // the device: that is how a borrowed device tells what it was made with.
   get_memory_fd_properties_ = reinterpret_cast<PFN_vkGetMemoryFdPropertiesKHR>(

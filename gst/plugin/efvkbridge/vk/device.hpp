@@ -46,13 +46,11 @@ class Device {
   uint32_t queue_family() const { return queue_family_; }
   const DeviceUuid &uuid() const { return uuid_; }
   const std::string &name() const { return name_; }
-  bool owned() const { return owned_; }
 
   // Import paths: VK_EXT_external_memory_dma_buf (fd), VK_EXT_external_memory_host.
   bool dma_buf_import() const { return get_memory_fd_properties_ != nullptr && has_dma_buf_; }
   bool host_import() const { return get_host_pointer_properties_ != nullptr; }
   VkDeviceSize host_import_alignment() const { return host_alignment_; }
-  bool queue_family_foreign() const { return has_foreign_; }
 
   // Memory type bits an fd or host pointer can be imported with (0: none).
   uint32_t dma_buf_memory_types(int fd) const;
@@ -97,7 +95,6 @@ class Device {
   std::string name_;
   VkPhysicalDeviceMemoryProperties memory_{};
   bool has_dma_buf_ = false;
-  bool has_foreign_ = false;
   VkDeviceSize host_alignment_ = 4096;
   PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_properties_ = nullptr;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties_ = nullptr;
