@@ -152,6 +152,12 @@ GST_START_TEST(test_meta_planes) {
   fail_unless(meta != nullptr);
   fail_unless_equals_int(meta->n_planes, 2);
   fail_unless(meta->image == meta->planes[0]);
+  // Taking ownership: the meta frees the wrapper, the keep-alive goes once.
+  EfVkImage *taken = nullptr;
+  fail_unless_equals_int(ef_vk_image_copy(meta->image, &taken), 0);
+  GstBuffer *other = gst_buffer_new();
+  fail_unless(gst_buffer_take_ef_vk_image_meta_planes(other, &taken, 1)->image == taken);
+  gst_buffer_unref(other);
   GstBuffer *shallow = gst_buffer_copy(buffer);
   GstEfVkImageMeta *copied = gst_buffer_get_ef_vk_image_meta(shallow);
   fail_unless(copied != nullptr && copied->n_planes == 2);

@@ -78,11 +78,8 @@ void attach_images(BridgeState &s, GstBuffer *out, const std::vector<vk::PlaneIm
                           .with_plane_format(format.planes[p].plane_format)
                           .with_acquire_release(release));
   }
-  if (GstEfVkImageMeta *meta =
-          gst_buffer_add_ef_vk_image_meta_planes(out, wrappers, guint(planes.size())))
-    meta->flags = flags;
-  for (size_t p = 0; p < planes.size(); ++p)
-    ef_vk_image_free(wrappers[p]);
+  // The meta owns the wrappers made for it: one allocation per plane a frame.
+  gst_buffer_take_ef_vk_image_meta_planes(out, wrappers, guint(planes.size()))->flags = flags;
 }
 
 // fd memory imports as a dma-buf or a host allocation of its mapping;

@@ -171,10 +171,18 @@ GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta_planes(GstBuffer *buffer,
       return nullptr;
     }
   }
+  return gst_buffer_take_ef_vk_image_meta_planes(buffer, copies, n_planes);
+}
+
+GstEfVkImageMeta *gst_buffer_take_ef_vk_image_meta_planes(GstBuffer *buffer, EfVkImage **planes,
+                                                          guint n_planes) {
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), nullptr);
+  g_return_val_if_fail(planes != nullptr, nullptr);
+  g_return_val_if_fail(n_planes >= 1 && n_planes <= GST_EF_VK_IMAGE_META_MAX_PLANES, nullptr);
   auto *m = reinterpret_cast<GstEfVkImageMeta *>(
       gst_buffer_add_meta(buffer, GST_EF_VK_IMAGE_META_INFO, nullptr));
   m->n_planes = n_planes;
-  std::copy_n(copies, n_planes, m->planes);
+  std::copy_n(planes, n_planes, m->planes);
   m->image = m->planes[0];
   return m;
 }

@@ -73,6 +73,11 @@ GST_EF_API GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta(GstBuffer *buffer,
 GST_EF_API GstEfVkImageMeta *gst_buffer_add_ef_vk_image_meta_planes(GstBuffer *buffer,
                                                                     const EfVkImage *const *planes,
                                                                     guint n_planes);
+/* The same, taking ownership of the @planes wrappers instead of copying them
+ * (an element that made them for this frame). */
+GST_EF_API GstEfVkImageMeta *gst_buffer_take_ef_vk_image_meta_planes(GstBuffer *buffer,
+                                                                     EfVkImage **planes,
+                                                                     guint n_planes);
 GST_EF_API GstEfVkImageMeta *gst_buffer_get_ef_vk_image_meta(GstBuffer *buffer);
 /* Arms the image's slot-release gate: the producer may now reuse the slot.
  * FALSE (with the reason in ef_last_error()) when no gate was stamped. */
@@ -85,8 +90,8 @@ GST_EF_API gboolean gst_ef_vk_image_meta_release(GstEfVkImageMeta *meta);
 GST_EF_API gboolean gst_ef_vk_image_meta_release_after_fence(GstEfVkImageMeta *meta,
                                                              gpointer device, guint64 fence);
 GST_EF_API gboolean gst_ef_vk_image_meta_release_after_timeline(GstEfVkImageMeta *meta,
-                                                                gpointer device,
-                                                                guint64 semaphore, guint64 value);
+                                                                gpointer device, guint64 semaphore,
+                                                                guint64 value);
 
 /* --- The "ef.vulkan.device" GstContext ----------------------------------- */
 
