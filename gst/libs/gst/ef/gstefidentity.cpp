@@ -8,7 +8,10 @@
 
 #include "ef/identity.hpp"
 
-G_DEFINE_QUARK(gst - ef - identity - error - quark, gst_ef_identity_error)
+// G_DEFINE_QUARK stringifies its first argument: clang-format must not space it.
+// clang-format off
+G_DEFINE_QUARK(gst-ef-identity-error-quark, gst_ef_identity_error)
+// clang-format on
 
 namespace {
 
