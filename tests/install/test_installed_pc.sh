@@ -23,6 +23,7 @@ export PKG_CONFIG_PATH=$pcdir
 flags=$(pkg-config --cflags --libs gstreamer-ef-1.0)
 case "$flags" in *"$build_root"*) echo "pc files point into the build tree: $flags"; exit 1 ;; esac
 
-"${cc[@]}" -std=c11 -Wall -Werror -o "$stage/installed_pc" "$source" $flags
+# shellcheck disable=SC2086  # word splitting of the flags is meant
+"${cc[@]}" -std=c11 -Wall -Werror ${EXTRA_CFLAGS:-} -o "$stage/installed_pc" "$source" $flags
 libdir=$(pkg-config --variable=libdir gstreamer-ef-1.0)
 LD_LIBRARY_PATH=$libdir "$stage/installed_pc"
