@@ -23,7 +23,7 @@ struct PlaneView {
   bool swap_rb;
 };
 
-// How efvkbridge stamps the planes (issue 5): packed RGB formats as one RGBA8
+// How efvkbridge stamps the planes: packed RGB formats as one RGBA8
 // image, NV12 as an R8 image (Y) and an RG8 image (UV).
 bool plane_view(uint32_t pixel_format, guint plane, PlaneView *out) {
   switch (pixel_format) {

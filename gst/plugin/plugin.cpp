@@ -22,5 +22,5 @@ static gboolean plugin_init(GstPlugin *plugin) {
 }
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, ef,
-                  "Zero-copy video elements with stable buffer identities", plugin_init, "0.1.0",
+                  "Zero-copy video elements with stable buffer identities", plugin_init, EF_VERSION,
                   "LGPL", "ef", "https://ef.invalid")

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efvkbridge into Vulkan against stock vulkanupload on the same 1080p memfd
-// frames, and the slot gate's arm -> producer wake latency, in one run
-// (issue 5, section 6). docs/BENCHMARKS.md ("efvkbridge") says what each
-// figure measures and gives the figures measured; scripts/bench.sh runs this
-// and plots it with plot_vkbridge.py.
+// frames, and the slot gate's arm -> producer wake latency, in one run.
+// docs/BENCHMARKS.md ("efvkbridge") says what each figure measures and gives the figures measured;
+// scripts/bench.sh runs this and plots it with plot_vkbridge.py.
 //
 // Pipeline cases (BM_Bridge/FORMAT/CASE), one iteration = one run of
 //   appsrc ! ELEMENT [! capsfilter] ! appsink

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// ef::VkImage: a borrowed Vulkan image and its device parentage (seed 002).
+// ef::VkImage: a borrowed Vulkan image and its device parentage, the
+// specification's VkImage with its slot-release gate.
 // Nothing here destroys the handle: the caller, or the keep-alive anchor it
 // passes, keeps the image, its memory and its device alive while any copy of
 // this value is reachable. Copies share the keep-alive.
@@ -44,7 +45,7 @@ using DeviceUuid = std::array<uint8_t, 16>;
 class VkImage {
  public:
   // EINVAL ("null handle") for image == 0. device/instance/phys_dev may be
-  // null, meaning "trusted import" (see seed 002). row_pitch is the plane-0
+  // null, meaning "trusted import" (no adapter check). row_pitch is the plane-0
   // pitch of a LINEAR image, 0 for OPTIMAL tiling.
   static Result<VkImage> try_from_raw(uint64_t image, void *device, void *instance, void *phys_dev,
                                       std::optional<DeviceUuid> uuid, uint32_t row_pitch,

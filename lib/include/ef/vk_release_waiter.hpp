@@ -2,7 +2,7 @@
 // Arms slot-release gates when GPU work has retired: a VkFence signalled, or
 // a timeline semaphore reaching a value. A consumer that submits its work on
 // frame N and hands the fence here never blocks its own thread, and the
-// producer wakes as soon as the GPU is done (seed 002's on-work-done arming).
+// producer wakes as soon as the GPU is done (arming on work done, not on submit).
 //
 // One waiter thread serves the jobs in the order they were given: GPU work on
 // one queue retires in submission order, so the front job is always the next

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* VkImages in GStreamer buffers, for efvkbridge and the applications around
- * it (issue 5). The image itself is ef's borrowed VkImage wrapper (ef/ef.h):
+ * it. The image itself is ef's borrowed VkImage wrapper (ef/ef.h):
  * nothing here creates or destroys Vulkan objects; the wrapper's keep-alive
  * (an EfClientState) keeps the producer's objects alive while any buffer,
  * memory or meta still refers to them.
