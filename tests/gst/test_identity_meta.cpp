@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // GstEfIdentityMeta and memory identities (no GL needed).
+#include <cstring>
+
 #include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
 #include <gst/ef/gstef.h>
@@ -57,6 +59,57 @@ GST_START_TEST(test_system_memory_is_host_ptr) {
   fail_unless_equals_uint64(id.id, (6ull << 56) ^ guint64(uintptr_t(map.data)));
   gst_buffer_unmap(buf, &map);
   gst_buffer_unref(buf);
+}
+GST_END_TEST;
+
+// A memory that is neither fd nor system memory (GL memory, a device
+// allocator's) may copy when mapped: deriving its identity must not map it.
+struct CountingAllocator {
+  GstAllocator parent;
+  int maps;
+};
+struct CountingAllocatorClass {
+  GstAllocatorClass parent_class;
+};
+G_DEFINE_TYPE(CountingAllocator, counting_allocator, GST_TYPE_ALLOCATOR)
+
+static gpointer counting_map(GstMemory *mem, gsize, GstMapFlags) {
+  auto *self = reinterpret_cast<CountingAllocator *>(mem->allocator);
+  ++self->maps;
+  static guint8 shadow[64];  // what a download would fill
+  return shadow;
+}
+static void counting_unmap(GstMemory *) {}
+static void counting_free(GstAllocator *, GstMemory *mem) {
+  g_free(mem);
+}
+static void counting_allocator_class_init(CountingAllocatorClass *klass) {
+  GST_ALLOCATOR_CLASS(klass)->free = counting_free;
+}
+static void counting_allocator_init(CountingAllocator *self) {
+  GstAllocator *alloc = GST_ALLOCATOR(self);
+  alloc->mem_type = "EfTestDeviceMemory";
+  alloc->mem_map = counting_map;
+  alloc->mem_unmap = counting_unmap;
+}
+
+GST_START_TEST(test_device_memory_never_mapped) {
+  auto *alloc =
+      static_cast<CountingAllocator *>(g_object_new(counting_allocator_get_type(), nullptr));
+  GstMemory *mem = g_new0(GstMemory, 1);
+  gst_memory_init(mem, GstMemoryFlags(0), GST_ALLOCATOR(alloc), nullptr, 64, 0, 0, 64);
+  GstEfIdentity id;
+  GError *error = nullptr;
+  fail_if(gst_ef_memory_get_identity(mem, &id, &error));
+  fail_unless_equals_int(alloc->maps, 0);
+  fail_unless(error && strstr(error->message, "EfTestDeviceMemory"), "%s",
+              error ? error->message : "no error");
+  g_clear_error(&error);
+  // The answer is kept: asking again still maps nothing.
+  fail_if(gst_ef_memory_get_identity(mem, &id, nullptr));
+  fail_unless_equals_int(alloc->maps, 0);
+  gst_memory_unref(mem);
+  gst_object_unref(alloc);
 }
 GST_END_TEST;
 
@@ -169,6 +222,7 @@ static Suite *meta_suite() {
   tcase_add_test(tc, test_rewrapped_fd_same_identity);
   tcase_add_test(tc, test_system_memory_is_host_ptr);
   tcase_add_test(tc, test_non_buffer_fd_refused);
+  tcase_add_test(tc, test_device_memory_never_mapped);
   tcase_add_test(tc, test_meta_copy_semantics);
   tcase_add_test(tc, test_meta_registered_with_memory_tag);
   tcase_add_test(tc, test_two_memories_two_identities);

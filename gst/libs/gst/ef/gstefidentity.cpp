@@ -33,6 +33,15 @@ ef::Result<ef::BufferIdentity> derive(GstMemory *mem) {
   GstMemory *root = mem;
   while (root->parent)
     root = root->parent;
+  // Any other memory may copy when mapped (GL memory downloads its texture
+  // into a CPU shadow), and the address would then name the shadow, not the
+  // memory: such memory has no identity rather than a wrong one.
+  if (!gst_memory_is_type(root, GST_ALLOCATOR_SYSMEM))
+    return ef::Error{EINVAL, "memory of type " +
+                                 std::string(root->allocator && root->allocator->mem_type
+                                                 ? root->allocator->mem_type
+                                                 : "(none)") +
+                                 " is neither fd nor system memory: it has no identity"};
   GstMapInfo map;
   if (!gst_memory_map(root, &map, GST_MAP_READ))
     return ef::Error{

@@ -41,7 +41,9 @@ GST_EF_API GQuark gst_ef_identity_error_quark(void);
 
 /* Derives (once; later calls read the qdata) the identity of @mem: DmaBuf or
  * Shm for fd memory, HostPtr for system memory. FALSE with @error for memory
- * that has none (an fd that is not a buffer, a closed fd). */
+ * that has none (an fd that is not a buffer, a closed fd, and any other kind
+ * of memory such as GL memory, which is never mapped to find out: a map could
+ * download it into a copy). */
 GST_EF_API gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity,
                                                GError **error);
 
