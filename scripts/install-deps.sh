@@ -20,6 +20,8 @@ packages=(
   libegl-dev libgles-dev libvulkan-dev vulkan-validationlayers glslang-tools
   # CPU conversion and scaling
   libyuv-dev
+  # GObject introspection of libgstef-1.0 and the Python example
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gst-plugins-base-1.0
   # sanitizer runtimes and plots
   libasan8 libubsan1 libtsan2 python3-matplotlib
 )

@@ -4,6 +4,7 @@
 
 #include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
+#include <ef/ef.h>
 #include <gst/ef/gstef.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,6 +111,49 @@ GST_START_TEST(test_device_memory_never_mapped) {
   fail_unless_equals_int(alloc->maps, 0);
   gst_memory_unref(mem);
   gst_object_unref(alloc);
+}
+GST_END_TEST;
+
+// The GType of GstEfIdentityKind names exactly the core's pinned kinds, with
+// their values: bindings see the same numbers as the C ABI.
+GST_START_TEST(test_identity_kind_gtype_pinned) {
+  struct Pin {
+    const char *nick;
+    guint value;
+  };
+  const Pin pins[] = {{"dma-buf", EF_IDENTITY_KIND_DMA_BUF},
+                      {"shm", EF_IDENTITY_KIND_SHM},
+                      {"host-ptr", EF_IDENTITY_KIND_HOST_PTR},
+                      {"pbo", EF_IDENTITY_KIND_PBO},
+                      {"vk-image", EF_IDENTITY_KIND_VK_IMAGE}};
+  auto *klass = static_cast<GEnumClass *>(g_type_class_ref(GST_TYPE_EF_IDENTITY_KIND));
+  fail_unless_equals_int(klass->n_values, G_N_ELEMENTS(pins));
+  for (const Pin &pin : pins) {
+    GEnumValue *v = g_enum_get_value_by_nick(klass, pin.nick);
+    fail_unless(v != nullptr, "no kind %s", pin.nick);
+    fail_unless_equals_int(v->value, pin.value);
+  }
+  g_type_class_unref(klass);
+  // The error domain has its GType too, and the codes bindings see.
+  auto *errors = static_cast<GEnumClass *>(g_type_class_ref(GST_TYPE_EF_IDENTITY_ERROR));
+  fail_unless(g_enum_get_value(errors, GST_EF_IDENTITY_ERROR_CLOSED) != nullptr);
+  g_type_class_unref(errors);
+}
+GST_END_TEST;
+
+// A closed fd is its own error code in the library's domain.
+GST_START_TEST(test_closed_fd_error_code) {
+  GstVideoInfo info = rgba_info();
+  int fd = make_memfd("ef-closed", info.size);
+  GstBuffer *buf = fd_frame(fd, info, 1);
+  close(fd);  // fd_frame wraps with DONT_CLOSE: the memory now names a dead fd
+  GError *error = nullptr;
+  GstEfIdentity id;
+  fail_if(gst_ef_memory_get_identity(gst_buffer_peek_memory(buf, 0), &id, &error));
+  fail_unless(g_error_matches(error, GST_EF_IDENTITY_ERROR, GST_EF_IDENTITY_ERROR_CLOSED), "%s",
+              error ? error->message : "no error");
+  g_clear_error(&error);
+  gst_buffer_unref(buf);
 }
 GST_END_TEST;
 
@@ -223,6 +267,8 @@ static Suite *meta_suite() {
   tcase_add_test(tc, test_system_memory_is_host_ptr);
   tcase_add_test(tc, test_non_buffer_fd_refused);
   tcase_add_test(tc, test_device_memory_never_mapped);
+  tcase_add_test(tc, test_identity_kind_gtype_pinned);
+  tcase_add_test(tc, test_closed_fd_error_code);
   tcase_add_test(tc, test_meta_copy_semantics);
   tcase_add_test(tc, test_meta_registered_with_memory_tag);
   tcase_add_test(tc, test_two_memories_two_identities);

@@ -39,6 +39,9 @@ GST_START_TEST(test_memory_keeps_producer_alive) {
   GstMemory *mem = gst_ef_vk_image_memory_new(image, 256 * 64);
   ef_vk_image_free(image);  // the application drops its handle at once
   fail_unless(gst_is_ef_vk_image_memory(mem));
+  GstAllocator *registered = gst_allocator_find(GST_EF_VK_IMAGE_MEMORY_TYPE);
+  fail_unless(registered == mem->allocator, "the VkImage allocator is not registered");
+  gst_object_unref(registered);
   uint64_t handle = 0;
   fail_unless_equals_int(ef_vk_image_get_handle(gst_ef_vk_image_memory_get_image(mem), &handle), 0);
   fail_unless_equals_uint64(handle, 0x1234);

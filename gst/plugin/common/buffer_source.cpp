@@ -68,7 +68,8 @@ Result<ImportKey> frame_import_key(GstBuffer *buffer, const FrameLayout &layout)
     if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(buffer, layout.planes[p].memory),
                                     &identity, &raw)) {
       ErrorPtr error(raw);
-      return Error{error->code, "plane " + std::to_string(p) + ": " + error->message};
+      int err = error->code == GST_EF_IDENTITY_ERROR_CLOSED ? EBADF : EINVAL;
+      return Error{err, "plane " + std::to_string(p) + ": " + error->message};
     }
     key.planes[p] = BufferIdentity{IdentityKind(identity.kind), identity.id};
   }

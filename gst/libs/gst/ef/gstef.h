@@ -4,6 +4,7 @@
 #ifndef __GST_EF_H__
 #define __GST_EF_H__
 
+#include <gst/ef/gstef-enumtypes.h>
 #include <gst/ef/gsteffdallocator.h>
 #include <gst/ef/gstefidentity.h>
 #include <gst/ef/gstefidentitymeta.h>

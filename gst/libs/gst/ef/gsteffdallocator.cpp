@@ -17,8 +17,6 @@ struct _GstEfFdAllocator {
   int heap_fd;  // -1: memfds
 };
 
-typedef GstDmaBufAllocatorClass GstEfFdAllocatorClass;
-
 G_DEFINE_TYPE_WITH_CODE(GstEfFdAllocator, gst_ef_fd_allocator, GST_TYPE_DMABUF_ALLOCATOR,
                         GST_DEBUG_CATEGORY_INIT(gst_ef_fd_allocator_debug, "effdallocator", 0,
                                                 "ef memfd / dma-heap allocator"))

@@ -3,6 +3,7 @@
 
 #include <gst/allocators/allocators.h>
 
+#include <cerrno>
 #include <mutex>
 #include <optional>
 
@@ -12,6 +13,11 @@
 // clang-format off
 G_DEFINE_QUARK(gst-ef-identity-error-quark, gst_ef_identity_error)
 // clang-format on
+
+static GstEfIdentity *identity_copy(const GstEfIdentity *identity) {
+  return static_cast<GstEfIdentity *>(g_memdup2(identity, sizeof *identity));
+}
+G_DEFINE_BOXED_TYPE(GstEfIdentity, gst_ef_identity, identity_copy, g_free)
 
 namespace {
 
@@ -53,6 +59,18 @@ ef::Result<ef::BufferIdentity> derive(GstMemory *mem) {
   return ef::identity_from_host_ptr(base);
 }
 
+// The core reports errno values; the library's domain has its own codes.
+GstEfIdentityError error_code(int err) {
+  switch (err) {
+    case EINVAL:
+      return GST_EF_IDENTITY_ERROR_NO_IDENTITY;
+    case EBADF:
+      return GST_EF_IDENTITY_ERROR_CLOSED;
+    default:
+      return GST_EF_IDENTITY_ERROR_FAILED;
+  }
+}
+
 }  // namespace
 
 gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity, GError **error) {
@@ -81,7 +99,7 @@ gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity, GEr
     result = memo->result;
   }
   if (!*result) {
-    g_set_error(error, GST_EF_IDENTITY_ERROR, result->error().code, "%s",
+    g_set_error(error, GST_EF_IDENTITY_ERROR, error_code(result->error().code), "%s",
                 result->error().message.c_str());
     return FALSE;
   }

@@ -61,8 +61,8 @@ GstEfIdentityMeta *gst_buffer_add_ef_identity_meta(GstBuffer *buffer, GError **e
   guint n = gst_buffer_n_memory(buffer);
   GstEfIdentity identities[GST_EF_IDENTITY_META_MAX];
   if (n == 0 || n > GST_EF_IDENTITY_META_MAX) {
-    g_set_error(error, GST_EF_IDENTITY_ERROR, EINVAL, "buffer has %u memories (1 to %d allowed)", n,
-                GST_EF_IDENTITY_META_MAX);
+    g_set_error(error, GST_EF_IDENTITY_ERROR, GST_EF_IDENTITY_ERROR_NO_IDENTITY,
+                "buffer has %u memories (1 to %d allowed)", n, GST_EF_IDENTITY_META_MAX);
     return nullptr;
   }
   for (guint i = 0; i < n; ++i)
@@ -80,4 +80,14 @@ GstEfIdentityMeta *gst_buffer_add_ef_identity_meta(GstBuffer *buffer, GError **e
 GstEfIdentityMeta *gst_buffer_get_ef_identity_meta(GstBuffer *buffer) {
   return reinterpret_cast<GstEfIdentityMeta *>(
       gst_buffer_get_meta(buffer, GST_EF_IDENTITY_META_API_TYPE));
+}
+
+gboolean gst_ef_identity_meta_get_identity(const GstEfIdentityMeta *meta, guint index,
+                                           GstEfIdentity *identity) {
+  g_return_val_if_fail(meta != nullptr, FALSE);
+  g_return_val_if_fail(identity != nullptr, FALSE);
+  if (index >= meta->n_identities)
+    return FALSE;
+  *identity = meta->identities[index];
+  return TRUE;
 }

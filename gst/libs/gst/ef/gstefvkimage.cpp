@@ -77,6 +77,9 @@ GstAllocator *vk_image_allocator() {
     auto *a = GST_ALLOCATOR(g_object_new(gst_ef_vk_image_allocator_get_type(), nullptr));
     gst_object_ref_sink(a);
     GST_OBJECT_FLAG_SET(a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    // Registered under its memory type, so gst_allocator_find() names it
+    // like GStreamer's own allocators (the registry keeps its own ref).
+    gst_allocator_register(GST_EF_VK_IMAGE_MEMORY_TYPE, GST_ALLOCATOR(gst_object_ref(a)));
     g_once_init_leave(&allocator, a);
   }
   return allocator;
