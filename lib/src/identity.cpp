@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace ef {
 
@@ -77,13 +78,20 @@ Result<BufferIdentity> classify_fd(const FdFacts &facts) {
     return refuse(facts, "anonymous inode shared by many objects (a pre-5.3 dma-buf?)");
   if (!regular)
     return refuse(facts, "not a dma-buf, memfd or shm file");
+  std::optional<IdentityKind> kind;
   if (facts.fs_magic == kTmpfsMagic || facts.fs_magic == kHugetlbfsMagic) {
     if (starts_with(facts.link, "/memfd:"))
-      return BufferIdentity::derived(IdentityKind::DmaBuf, key);
-    if (starts_with(facts.link, "/dev/shm/"))
-      return BufferIdentity::derived(IdentityKind::Shm, key);
+      kind = IdentityKind::DmaBuf;
+    else if (starts_with(facts.link, "/dev/shm/"))
+      kind = IdentityKind::Shm;
   }
-  return refuse(facts, "a regular file is not a shareable buffer");
+  if (!kind)
+    return refuse(facts, "a regular file is not a shareable buffer");
+  // An empty file owns no pages: every importer refuses size 0, so it gets no
+  // identity a cache could be asked about.
+  if (facts.st_size == 0)
+    return refuse(facts, "size 0: an empty memfd or shm file holds no buffer");
+  return BufferIdentity::derived(*kind, key);
 }
 
 Result<FdFacts> read_fd_facts(int fd) {

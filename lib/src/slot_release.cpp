@@ -21,14 +21,18 @@ uint64_t SlotGate::wait_for(uint64_t expected, std::chrono::nanoseconds timeout)
   uint64_t seen = load();
   if (seen >= expected)
     return seen;
-  // now() + nanoseconds::max() overflows inside the condition variable and
-  // would return at once: clamp "forever" to a year.
-  timeout = std::min<std::chrono::nanoseconds>(timeout, std::chrono::hours(24 * 365));
-  std::unique_lock lock(mutex_);
-  cv_.wait_for(lock, timeout, [&] {
+  auto reached = [&] {
     seen = load();
     return seen >= expected;
-  });
+  };
+  std::unique_lock lock(mutex_);
+  // now() + nanoseconds::max() would overflow and return at once: a timeout
+  // whose deadline does not fit the clock waits without one.
+  const auto now = std::chrono::steady_clock::now();
+  if (timeout >= std::chrono::steady_clock::time_point::max() - now)
+    cv_.wait(lock, reached);
+  else
+    cv_.wait_until(lock, now + std::max(timeout, std::chrono::nanoseconds(0)), reached);
   return seen;
 }
 
@@ -36,7 +40,9 @@ Result<void> SlotGate::wait(uint64_t expected, std::chrono::nanoseconds timeout)
   uint64_t seen = wait_for(expected, timeout);
   if (seen >= expected)
     return {};
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::max(timeout, std::chrono::nanoseconds(0)))
+                .count();
   return Error{ETIMEDOUT, "not released within " + std::to_string(ms) + " ms: gate expected " +
                               std::to_string(expected) + ", observed " + std::to_string(seen)};
 }

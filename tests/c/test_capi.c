@@ -3,8 +3,11 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_main.h"
@@ -38,6 +41,7 @@ START_TEST(test_identity_entry_points) {
 
   int fd = memfd_create("ef-capi", MFD_CLOEXEC);
   ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(ftruncate(fd, 4096), 0);
   ck_assert_int_eq(ef_identity_from_fd(fd, &kind, &id), 0);
   ck_assert_uint_eq(kind, EF_IDENTITY_KIND_DMA_BUF);
   uint64_t dup_id = 0;
@@ -194,12 +198,146 @@ START_TEST(test_vk_image_entry_points) {
 }
 END_TEST
 
+/* --- Sizes of 0 are refused where they are stored or imported ------------ */
+
+START_TEST(test_empty_memfd_and_shm_have_no_identity) {
+  uint32_t kind = 99;
+  uint64_t id = 0;
+  int fd = memfd_create("ef-capi-empty", MFD_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_failed_with(ef_identity_from_fd(fd, &kind, &id), EINVAL, "size 0");
+  ck_assert_int_eq(ftruncate(fd, 1), 0);
+  ck_assert_int_eq(ef_identity_from_fd(fd, &kind, &id), 0);
+  ck_assert_uint_eq(kind, EF_IDENTITY_KIND_DMA_BUF);
+  close(fd);
+
+  char name[64];
+  snprintf(name, sizeof name, "/ef-capi-empty-%d", (int)getpid());
+  int shm = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  ck_assert_int_ge(shm, 0);
+  shm_unlink(name);
+  ck_assert_failed_with(ef_identity_from_fd(shm, &kind, &id), EINVAL, "size 0");
+  ck_assert_int_eq(ftruncate(shm, 4096), 0);
+  ck_assert_int_eq(ef_identity_from_fd(shm, &kind, &id), 0);
+  ck_assert_uint_eq(kind, EF_IDENTITY_KIND_SHM);
+  close(shm);
+}
+END_TEST
+
+START_TEST(test_vk_image_side_of_zero_refused) {
+  EfVkImage *img = NULL;
+  ck_assert_int_eq(ef_vk_image_wrap(0x77, NULL, NULL, NULL, NULL, 0, NULL, &img), 0);
+  ck_assert_int_eq(ef_vk_image_set_dimensions(img, 1, 1), 0);
+  ck_assert_failed_with(ef_vk_image_set_dimensions(img, 0, 0), EINVAL, "0x0 has a side of 0");
+  ck_assert_failed_with(ef_vk_image_set_dimensions(img, 0, 5), EINVAL, "side of 0");
+  ck_assert_failed_with(ef_vk_image_set_dimensions(img, 5, 0), EINVAL, "side of 0");
+  uint32_t w = 0, h = 0;
+  ck_assert_int_eq(ef_vk_image_get_dimensions(img, &w, &h), 0);
+  ck_assert_uint_eq(w, 1); /* a refused call changes nothing */
+  ck_assert_uint_eq(h, 1);
+  ef_vk_image_free(img);
+}
+END_TEST
+
+/* --- Ring sizes ---------------------------------------------------------- */
+
+START_TEST(test_ring_size_limit) {
+  EfSlotRing *ring = NULL;
+  ck_assert_failed_with(ef_slot_ring_new(UINT32_MAX, &ring), EINVAL,
+                        "4294967295 slots is more than EF_SLOT_RING_MAX_SLOTS (4096)");
+  ck_assert_failed_with(ef_slot_ring_new(EF_SLOT_RING_MAX_SLOTS + 1, &ring), EINVAL,
+                        "4097 slots is more");
+  ck_assert_ptr_null(ring);
+  ck_assert_int_eq(ef_slot_ring_new(EF_SLOT_RING_MAX_SLOTS, &ring), 0);
+  EfSlotGate *gate = NULL;
+  uint64_t value = 0;
+  ck_assert_int_eq(ef_slot_ring_acquire(ring, EF_SLOT_RING_MAX_SLOTS - 1, 0, &gate, &value), 0);
+  ef_slot_gate_unref(gate);
+  ef_slot_ring_free(ring);
+}
+END_TEST
+
+/* --- Long timeouts --------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+struct late_arm {
+  EfSlotGate *gate;
+  uint64_t value;
+};
+
+static void *arm_after_50ms(void *arg) {
+  const struct late_arm *a = arg;
+  usleep(50 * 1000);
+  ef_slot_gate_arm(a->gate, a->value);
+  return NULL;
+}
+
+/* Every timeout from INT64_MAX up, UINT64_MAX included, waits until the gate is
+ * armed: none may overflow into "expired". */
+static const uint64_t long_timeouts[] = {
+    EF_TIMEOUT_FOREVER,      UINT64_MAX - 1, (uint64_t)INT64_MAX + 1, (uint64_t)INT64_MAX,
+    (uint64_t)INT64_MAX - 1, 10000000000ull /* 10 s: a deadline the clock can hold */};
+
+START_TEST(test_gate_wait_long_timeout) {
+  uint64_t timeout = long_timeouts[_i];
+  EfSlotGate *gate = NULL;
+  ck_assert_int_eq(ef_slot_gate_new(0, &gate), 0);
+  struct late_arm a = {gate, 1};
+  pthread_t t;
+  double start = now_ms();
+  ck_assert_int_eq(pthread_create(&t, NULL, arm_after_50ms, &a), 0);
+  int rc = ef_slot_gate_wait(gate, 1, timeout);
+  double waited = now_ms() - start;
+  pthread_join(t, NULL);
+  ck_assert_msg(rc == 0, "timeout %llu: rc %d after %.1f ms: %s", (unsigned long long)timeout, rc,
+                waited, ef_last_error());
+  ck_assert_msg(waited >= 40, "timeout %llu returned after %.1f ms", (unsigned long long)timeout,
+                waited);
+  ef_slot_gate_unref(gate);
+}
+END_TEST
+
+START_TEST(test_ring_acquire_long_timeout) {
+  uint64_t timeout = long_timeouts[_i];
+  EfSlotRing *ring = NULL;
+  EfSlotGate *gate = NULL, *next = NULL;
+  uint64_t value = 0, next_value = 0;
+  ck_assert_int_eq(ef_slot_ring_new(1, &ring), 0);
+  ck_assert_int_eq(ef_slot_ring_acquire(ring, 0, 0, &gate, &value), 0);
+  struct late_arm a = {gate, value};
+  pthread_t t;
+  double start = now_ms();
+  ck_assert_int_eq(pthread_create(&t, NULL, arm_after_50ms, &a), 0);
+  int rc = ef_slot_ring_acquire(ring, 0, timeout, &next, &next_value);
+  double waited = now_ms() - start;
+  pthread_join(t, NULL);
+  ck_assert_msg(rc == 0, "timeout %llu: rc %d after %.1f ms: %s", (unsigned long long)timeout, rc,
+                waited, ef_last_error());
+  ck_assert(waited >= 40);
+  ck_assert_uint_eq(next_value, 2);
+  ef_slot_gate_unref(next);
+  ef_slot_gate_unref(gate);
+  ef_slot_ring_free(ring);
+}
+END_TEST
+
 static Suite *capi_suite(void) {
   Suite *s = suite_create("capi");
   TCase *tc = tcase_create("c");
   tcase_add_test(tc, test_identity_entry_points);
   tcase_add_test(tc, test_slot_entry_points);
   tcase_add_test(tc, test_vk_image_entry_points);
+  tcase_add_test(tc, test_empty_memfd_and_shm_have_no_identity);
+  tcase_add_test(tc, test_vk_image_side_of_zero_refused);
+  tcase_add_test(tc, test_ring_size_limit);
+  int n = (int)(sizeof long_timeouts / sizeof long_timeouts[0]);
+  tcase_add_loop_test(tc, test_gate_wait_long_timeout, 0, n);
+  tcase_add_loop_test(tc, test_ring_acquire_long_timeout, 0, n);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -270,6 +270,27 @@ START_TEST(test_tmpfs_file_not_shm_refused) {
 }
 END_TEST
 
+// An empty memfd or shm file holds no pages: no importer accepts size 0, so
+// it gets no identity (memfd, shm, and memfd on hugetlbfs alike).
+START_TEST(test_empty_memfd_and_shm_refused) {
+  FdFacts facts;
+  facts.st_mode = S_IFREG | 0600;
+  facts.st_size = 0;
+  for (int64_t magic : {int64_t(TMPFS_MAGIC), int64_t(HUGETLBFS_MAGIC)})
+    for (const char *link : {"/memfd:frame (deleted)", "/dev/shm/frame"}) {
+      facts.fs_magic = magic;
+      facts.link = link;
+      auto r = classify_fd(facts);
+      ck_assert_msg(!r.ok(), "%s of size 0 was given an identity", link);
+      ck_assert_int_eq(r.error().code, EINVAL);
+      ck_assert_ptr_nonnull(strstr(r.error().message.c_str(), "size 0"));
+    }
+  ScopedFd empty(memfd_create("ef-empty", MFD_CLOEXEC));
+  ck_assert_int_ge(empty.get(), 0);
+  ck_assert_int_eq(identity_from_fd(empty.get()).error().code, EINVAL);
+}
+END_TEST
+
 START_TEST(test_process_local_kinds) {
   int x = 0;
   auto host = identity_from_host_ptr(&x);
@@ -317,6 +338,7 @@ static Suite *identity_suite() {
   tcase_add_test(tc, test_closed_fd_is_ebadf);
   tcase_add_test(tc, test_pre_5_3_dmabuf_refused);
   tcase_add_test(tc, test_tmpfs_file_not_shm_refused);
+  tcase_add_test(tc, test_empty_memfd_and_shm_refused);
   tcase_add_test(tc, test_process_local_kinds);
   tcase_add_test(tc, test_rederive_matches_and_detects_reuse);
   suite_add_tcase(s, tc);

@@ -2,9 +2,16 @@
 /* The ef C ABI. Compiles as C11 and as C++17 or later.
  *
  * Rules (docs/ARCHITECTURE.md, "The C ABI"):
- *  - Every function returns 0 or an errno value (EINVAL, EBADF, ETIMEDOUT,
- *    ENOMEM) and, on failure, sets a thread-local message read with
- *    ef_last_error().
+ *  - Every function returns 0 or an errno value (EINVAL, EBADF, ENOENT,
+ *    ETIMEDOUT, ENOMEM, ...) and, on failure, sets a thread-local message read
+ *    with ef_last_error(). No C++ exception ever leaves an ef_* function: an
+ *    allocation failure is ENOMEM, any other internal failure an errno (EIO
+ *    when none fits), each with its message. Functions returning void or a
+ *    pointer cannot fail.
+ *  - Timeouts are uint64_t nanoseconds. Any value of INT64_MAX or more
+ *    (EF_TIMEOUT_FOREVER, UINT64_MAX) waits forever; 0 only checks.
+ *  - Sizes of 0 describe no buffer and are refused (EINVAL) where they are
+ *    stored or imported: a memfd or shm file of size 0, a VkImage side of 0.
  *  - Enums cross as uint32_t and are validated; an unknown value is EINVAL.
  *  - Structs are frozen by value: there is no struct_size handshake. A struct
  *    grows only by a major version bump or a suffixed successor (_v2).
@@ -58,6 +65,12 @@ typedef struct EfClientState {
 #define EF_PLANE_FORMAT_RGBA8 3u
 #define EF_PLANE_FORMAT_R16 4u
 
+/* Wait without a deadline (any timeout >= INT64_MAX ns does). */
+#define EF_TIMEOUT_FOREVER UINT64_MAX
+
+/* The most slots an EfSlotRing has; more is EINVAL. */
+#define EF_SLOT_RING_MAX_SLOTS 4096u
+
 /* The message of the last failure on this thread; "" if none. Valid until the
  * next ef_* call on this thread. */
 const char *ef_last_error(void);
@@ -67,7 +80,8 @@ const char *ef_last_error(void);
 /* id = (kind << 56) ^ key. EINVAL for an unknown kind or NULL out_id. */
 int ef_identity_derive(uint32_t kind, uint64_t key, uint64_t *out_id);
 /* DmaBuf (dma-buf, memfd) or Shm (POSIX shm) from one fstat. EBADF for a
- * closed fd; EINVAL for any other kind of file and for a pre-5.3 dma-buf. */
+ * closed fd; EINVAL for any other kind of file, for a memfd or shm file of
+ * size 0 and for a pre-5.3 dma-buf. */
 int ef_identity_from_fd(int fd, uint32_t *out_kind, uint64_t *out_id);
 /* HostPtr from a mapping's base address; EINVAL for NULL. */
 int ef_identity_from_host_ptr(const void *base, uint64_t *out_id);
@@ -88,15 +102,18 @@ void ef_slot_gate_unref(EfSlotGate *gate);
 int ef_slot_gate_arm(EfSlotGate *gate, uint64_t value);
 int ef_slot_gate_value(const EfSlotGate *gate, uint64_t *out_value);
 /* Blocks without spinning until the gate reaches expected; ETIMEDOUT after
- * timeout_ns, with a message naming expected and observed values. */
+ * timeout_ns, with a message naming expected and observed values.
+ * EF_TIMEOUT_FOREVER (any timeout_ns >= INT64_MAX) waits forever. */
 int ef_slot_gate_wait(const EfSlotGate *gate, uint64_t expected, uint64_t timeout_ns);
 
-/* Producer side: a ring of slots, one gate each. */
+/* Producer side: a ring of slots, one gate each. EINVAL for 0 slots or more
+ * than EF_SLOT_RING_MAX_SLOTS. */
 int ef_slot_ring_new(uint32_t slots, EfSlotRing **out_ring);
 void ef_slot_ring_free(EfSlotRing *ring);
-/* Waits until the slot's last use is released (ETIMEDOUT names the slot),
- * then starts a new use: *out_gate (a new reference) and *out_value are what
- * the consumer must arm when it is done with the slot. */
+/* Waits until the slot's last use is released (ETIMEDOUT names the slot;
+ * EF_TIMEOUT_FOREVER waits forever), then starts a new use: *out_gate (a new
+ * reference) and *out_value are what the consumer must arm when it is done
+ * with the slot. A failed call starts no use. */
 int ef_slot_ring_acquire(EfSlotRing *ring, uint32_t slot, uint64_t timeout_ns,
                          EfSlotGate **out_gate, uint64_t *out_value);
 
@@ -115,6 +132,7 @@ int ef_vk_image_wrap(uint64_t image, void *device, void *instance, void *phys_de
 int ef_vk_image_copy(const EfVkImage *image, EfVkImage **out_copy);
 void ef_vk_image_free(EfVkImage *image);
 
+/* EINVAL when width or height is 0. */
 int ef_vk_image_set_dimensions(EfVkImage *image, uint32_t width, uint32_t height);
 int ef_vk_image_set_format(EfVkImage *image, uint32_t pixel_format);
 int ef_vk_image_set_plane_format(EfVkImage *image, uint32_t plane_format);

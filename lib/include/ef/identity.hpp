@@ -63,8 +63,9 @@ struct FdFacts {
 };
 
 // DmaBuf for dma-bufs and memfds, Shm for POSIX shm (files of /dev/shm).
-// Refuses (EINVAL) regular disk files, pipes, sockets, other tmpfs files and
-// the pre-5.3 case where every dma-buf shares one anonymous inode.
+// Refuses (EINVAL) regular disk files, pipes, sockets, other tmpfs files,
+// memfds and shm files of size 0, and the pre-5.3 case where every dma-buf
+// shares one anonymous inode.
 Result<BufferIdentity> classify_fd(const FdFacts &facts);
 
 // fstat + fstatfs + readlink of the fd, then classify_fd(). EBADF for a closed fd.

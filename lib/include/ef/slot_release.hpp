@@ -32,7 +32,9 @@ class SlotGate {
   uint64_t load() const { return value_.load(std::memory_order_acquire); }
 
   // Blocks without spinning until the gate reaches `expected` or `timeout`
-  // passes. Returns the value observed last.
+  // passes. Returns the value observed last. nanoseconds::max() (any timeout
+  // whose deadline the steady clock cannot hold) waits forever; a negative
+  // timeout is 0.
   uint64_t wait_for(uint64_t expected, std::chrono::nanoseconds timeout) const;
   // The same, as a result: ETIMEDOUT naming the expected and observed value.
   Result<void> wait(uint64_t expected, std::chrono::nanoseconds timeout) const;

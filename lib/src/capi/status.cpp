@@ -7,19 +7,28 @@ namespace ef::capi {
 
 namespace {
 thread_local std::string last_error;
-}
+thread_local const char *last_static = nullptr;
+}  // namespace
 
-int fail(int code, std::string message) {
+int fail(int code, std::string message) noexcept {
   last_error = std::move(message);
+  last_static = nullptr;
   return code;
 }
 
-const char *last_error_text() {
-  return last_error.c_str();
+int fail_static(int code, const char *text) noexcept {
+  last_error.clear();
+  last_static = text;
+  return code;
 }
 
-int succeed() {
+const char *last_error_text() noexcept {
+  return last_static ? last_static : last_error.c_str();
+}
+
+int succeed() noexcept {
   last_error.clear();
+  last_static = nullptr;
   return 0;
 }
 

@@ -10,12 +10,16 @@
 
 namespace ef::capi {
 
-int fail(int code, std::string message);
+// The message is built by the caller; storing it allocates nothing, so
+// reporting a failure cannot itself fail.
+int fail(int code, std::string message) noexcept;
 inline int fail(const Error &error) {
   return fail(error.code, error.message);
 }
-int succeed();
-const char *last_error_text();
+// For when building a message is what failed: `text` must be a literal.
+int fail_static(int code, const char *text) noexcept;
+int succeed() noexcept;
+const char *last_error_text() noexcept;
 
 // EINVAL naming the argument when a required pointer is NULL.
 #define EF_CAPI_REQUIRE(ptr, fn)                                \
