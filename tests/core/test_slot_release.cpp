@@ -42,11 +42,13 @@ END_TEST
 START_TEST(test_wake_from_other_thread) {
   SlotRing ring(1);
   auto use = ring.acquire(0, 1ms);
+  // Timed from before the consumer starts: its sleep can only begin later,
+  // however long a loaded machine takes to schedule it.
+  auto start = std::chrono::steady_clock::now();
   std::thread consumer([r = *use] {
     std::this_thread::sleep_for(20ms);
     r.arm();
   });
-  auto start = std::chrono::steady_clock::now();
   auto next = ring.acquire(0, 5s);
   auto waited = std::chrono::steady_clock::now() - start;
   consumer.join();
@@ -163,16 +165,41 @@ END_TEST
 // "Forever" must mean forever, not an overflowed deadline that returns at once.
 START_TEST(test_wait_forever_waits) {
   SlotGate gate;
+  auto start = std::chrono::steady_clock::now();
   std::thread consumer([&] {
     std::this_thread::sleep_for(50ms);
     gate.store(1);
   });
-  auto start = std::chrono::steady_clock::now();
   uint64_t seen = gate.wait_for(1, std::chrono::nanoseconds::max());
   auto waited = std::chrono::steady_clock::now() - start;
   consumer.join();
   ck_assert_uint_eq(seen, 1);
   ck_assert(waited >= 40ms);
+}
+END_TEST
+
+// Every deadline the clock cannot hold waits for the arm; a negative timeout
+// is 0, and its message says so rather than a negative number.
+START_TEST(test_long_and_negative_timeouts) {
+  for (auto timeout : {std::chrono::nanoseconds::max() - 1ns,
+                       std::chrono::nanoseconds(std::chrono::hours(24 * 365 * 200))}) {
+    SlotGate gate;
+    auto start = std::chrono::steady_clock::now();
+    std::thread consumer([&] {
+      std::this_thread::sleep_for(20ms);
+      gate.store(1);
+    });
+    auto r = gate.wait(1, timeout);
+    auto waited = std::chrono::steady_clock::now() - start;
+    consumer.join();
+    ck_assert(r.ok());
+    ck_assert(waited >= 20ms);
+  }
+  SlotGate gate;
+  auto r = gate.wait(1, std::chrono::nanoseconds::min());
+  ck_assert_int_eq(r.error().code, ETIMEDOUT);
+  ck_assert_msg(r.error().message.find("within 0 ms") != std::string::npos, "%s",
+                r.error().message.c_str());
 }
 END_TEST
 
@@ -188,6 +215,7 @@ static Suite *gate_suite() {
   tcase_add_test(tc, test_wait_does_not_spin);
   tcase_add_test(tc, test_many_producers_and_consumers);
   tcase_add_test(tc, test_wait_forever_waits);
+  tcase_add_test(tc, test_long_and_negative_timeouts);
   suite_add_tcase(s, tc);
   return s;
 }
