@@ -449,6 +449,34 @@ GST_START_TEST(test_size_beyond_pass_through_limit) {
 }
 GST_END_TEST;
 
+// Once efupload has its GL context, what it answers upstream for GL output
+// carries the context's texture limit.
+GST_START_TEST(test_caps_carry_gl_limit) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  // No caps on the harness's sink: downstream takes GL memory of any size.
+  GstHarness *h =
+      gst_harness_new_parse("efupload name=up ! video/x-raw(memory:GLMemory) ! gldownload");
+  gst_harness_set_src_caps(h, caps_for(info));
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstPad *sink = gst_element_get_static_pad(harness_element(h, "up"), "sink");
+  GstCaps *open = gst_caps_from_string("video/x-raw, format=RGBA");
+  GstCaps *caps = gst_pad_query_caps(sink, open);
+  fail_if(gst_caps_is_empty(caps));
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GValue *w = gst_structure_get_value(gst_caps_get_structure(caps, i), "width");
+    gchar *text = gst_caps_to_string(caps);
+    fail_unless(w && GST_VALUE_HOLDS_INT_RANGE(w), "%s", text);
+    fail_unless(gst_value_get_int_range_max(w) < G_MAXINT, "%s", text);
+    g_free(text);
+  }
+  gst_caps_unref(caps);
+  gst_caps_unref(open);
+  gst_object_unref(sink);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *upload_suite() {
   Suite *s = suite_create("efupload");
   TCase *tc = tcase_create("gl");
@@ -472,6 +500,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_pass_through_before_gldownload);
   tcase_add_test(tc, test_size_beyond_gl_limit);
   tcase_add_test(tc, test_size_beyond_pass_through_limit);
+  tcase_add_test(tc, test_caps_carry_gl_limit);
   suite_add_tcase(s, tc);
   return s;
 }

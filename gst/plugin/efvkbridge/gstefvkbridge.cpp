@@ -339,7 +339,9 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
 // Host-pointer imports take whole pages only.
 constexpr guint kPage = 4096;
 
-GstBufferPool *fd_pool(GstCaps *caps, guint size, guint min, guint max) {
+GstBufferPool *fd_pool(GstCaps *caps, gsize size, guint min, guint max) {
+  if (size > G_MAXUINT - kPage)
+    return nullptr;  // a pool's sizes are guint
   GstBufferPool *pool = gst_video_buffer_pool_new();
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, (size + kPage - 1) / kPage * kPage, min, max);
@@ -366,7 +368,7 @@ gboolean gst_ef_vk_bridge_propose_allocation(GstBaseTransform *trans, GstQuery *
       has_feature(gst_caps_get_features(caps, 0), GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE))
     return TRUE;
   (void)decide;
-  if (GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0)) {
+  if (GstBufferPool *pool = fd_pool(caps, info.size, 2, 0)) {
     GstStructure *config = gst_buffer_pool_get_config(pool);
     guint size = 0;
     gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
@@ -402,7 +404,7 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
       return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
     }
   }
-  GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0);
+  GstBufferPool *pool = fd_pool(caps, info.size, 2, 0);
   if (!pool) {
     GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
     return FALSE;
