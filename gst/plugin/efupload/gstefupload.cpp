@@ -175,22 +175,18 @@ GstCaps *caps_towards_src(GstCaps *caps) {
   return out;
 }
 
-// Inputs that become textures are bounded by `gl_limit`; pass-through ones
-// are not.
-GstCaps *caps_towards_sink(GstCaps *caps, const SizeLimit &gl_limit) {
+GstCaps *caps_towards_sink(GstCaps *caps) {
   GstCaps *out = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstCapsFeatures *f = gst_caps_get_features(caps, i);
     const GstStructure *s = gst_caps_get_structure(caps, i);
     if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY)) {
-      GstCaps *uploaded = gst_caps_new_empty();
       for (const char *memory :
            {GST_CAPS_FEATURE_MEMORY_DMABUF, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY}) {
         GstStructure *c = gst_structure_copy(s);
         gst_structure_remove_field(c, "texture-target");
-        gst_caps_append_structure_full(uploaded, c, gst_caps_features_new(memory, nullptr));
+        gst_caps_append_structure_full(out, c, gst_caps_features_new(memory, nullptr));
       }
-      gst_caps_append(out, narrow_to_limit(uploaded, gl_limit));
     } else {
       gst_caps_append_structure_full(out, gst_structure_copy(s),
                                      f ? gst_caps_features_copy(f) : nullptr);
@@ -388,11 +384,12 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, Gs
 // memory passes through at any size.
 GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                       GstCaps *caps, GstCaps *filter) {
-  GstGLContext *context = GST_GL_BASE_FILTER(trans)->context;
-  const SizeLimit limit = context ? gl_size_limit(context) : SizeLimit{};
-  GstCaps *result = direction == GST_PAD_SINK ? narrow_to_limit(caps_towards_src(caps), limit,
-                                                                GST_CAPS_FEATURE_MEMORY_GL_MEMORY)
-                                              : caps_towards_sink(caps, limit);
+  GstCaps *result = direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps);
+  // A caps query on the sink pad asks downstream through this direction too
+  // (GstBaseTransform's peer filter): one narrowing bounds both answers.
+  if (direction == GST_PAD_SINK)
+    if (GstGLContext *context = GST_GL_BASE_FILTER(trans)->context)
+      result = narrow_to_limit(result, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
   return apply_caps_filter(result, filter);
 }
 
