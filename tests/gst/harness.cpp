@@ -165,4 +165,14 @@ int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_er
   return errors;
 }
 
+void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says) {
+  GstBus *bus = attach_bus(h);
+  gst_harness_set_caps_str(h, in, out);
+  fail_if(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 64, nullptr)) == GST_FLOW_OK);
+  const std::string error = pop_error(bus);
+  fail_unless(error.find(says) != std::string::npos, "%s", error.c_str());
+  fail_unless(error.find("Cannot parse caps") == std::string::npos, "%s", error.c_str());
+  gst_object_unref(bus);
+}
+
 }  // namespace ef::test

@@ -36,6 +36,10 @@ GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint
 // while within max-errors, else GST_FLOW_ERROR with an ERROR containing it
 // (-1: never); the element's "dropped" statistic counts the drops. Returns
 // the number of errors posted.
+// Negotiates `in` -> `out` (caps strings) on `h` and pushes a frame: it must
+// fail with an ERROR containing `says`, not GstVideoInfo's "Cannot parse caps".
+void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says);
+
 int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
                     const std::function<GstBuffer *()> &make_bad, const char *text);
 

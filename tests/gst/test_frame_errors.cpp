@@ -78,9 +78,9 @@ GST_START_TEST(test_max_errors_two) {
   auto msgs = p.messages();
   fail_unless_equals_int(msgs.size(), 3);
   fail_unless(msgs[0][0] == 'W' && msgs[1][0] == 'W' && msgs[2][0] == 'E');
-  fail_unless(msgs[1].find("2 consecutive bad frame(s), max-errors 2: frame dropped") !=
-                  std::string::npos,
-              "%s", msgs[1].c_str());
+  fail_unless(
+      msgs[1].find("2 consecutive bad frame(s), max-errors 2: frame dropped") != std::string::npos,
+      "%s", msgs[1].c_str());
   fail_unless_equals_uint64(errors.dropped(), 2);
 }
 GST_END_TEST;
