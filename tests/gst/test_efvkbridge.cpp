@@ -630,6 +630,32 @@ GST_START_TEST(test_size_beyond_vulkan_limit) {
 }
 GST_END_TEST;
 
+// Once the bridge has its device, the caps it answers carry the device's
+// image limit, so a source that can choose picks a size that works.
+GST_START_TEST(test_caps_carry_vulkan_limit) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = gst_harness_new("efvkbridge");  // no caps downstream: any size
+  gst_harness_set_src_caps(h, caps_for(info));
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstPad *sink = gst_element_get_static_pad(h->element, "sink");
+  GstCaps *open = gst_caps_from_string("video/x-raw, format=RGBA");
+  GstCaps *caps = gst_pad_query_caps(sink, open);
+  fail_if(gst_caps_is_empty(caps));
+  gchar *text = gst_caps_to_string(caps);
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GValue *w = gst_structure_get_value(gst_caps_get_structure(caps, i), "width");
+    fail_unless(w && GST_VALUE_HOLDS_INT_RANGE(w), "%s", text);
+    fail_unless(gst_value_get_int_range_max(w) < G_MAXINT, "%s", text);
+  }
+  g_free(text);
+  gst_caps_unref(caps);
+  gst_caps_unref(open);
+  gst_object_unref(sink);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -667,6 +693,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_max_errors_never);
   tcase_add_test(tc, test_max_errors_out_of_vulkan);
   tcase_add_test(tc, test_size_beyond_vulkan_limit);
+  tcase_add_test(tc, test_caps_carry_vulkan_limit);
   suite_add_tcase(s, tc);
   return s;
 }
