@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "harness.hpp"
 
+#include <gst/check/gstcheck.h>
+
 namespace ef::test {
 
 GstElement *harness_element(GstHarness *h, const char *name) {
@@ -99,6 +101,78 @@ GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint
   }
   info.size = offset;
   return info;
+}
+
+namespace {
+
+struct Tally {
+  int warnings = 0;
+  int errors = 0;
+};
+
+// Counts WARNING and ERROR messages on `bus`, each of which must contain
+// `text`; others go.
+Tally pop_messages(GstBus *bus, const char *text) {
+  Tally t;
+  while (GstMessage *msg = gst_bus_pop(bus)) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning(msg, &error, &debug);
+      ++t.warnings;
+    } else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error(msg, &error, &debug);
+      ++t.errors;
+    }
+    if (error) {
+      const std::string all = std::string(error->message) + " | " + (debug ? debug : "");
+      fail_unless(all.find(text) != std::string::npos, "\"%s\" does not say \"%s\"", all.c_str(),
+                  text);
+      g_error_free(error);
+      g_free(debug);
+    }
+    gst_message_unref(msg);
+  }
+  return t;
+}
+
+}  // namespace
+
+int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
+                    const std::function<GstBuffer *()> &make_bad, const char *text) {
+  g_object_set(element, "max-errors", max_errors, nullptr);
+  const guint64 dropped_before = stat(element, "dropped");
+  int errors = 0, drops = 0;
+  for (int i = 1; i <= n_bad; ++i) {
+    const bool fails = max_errors >= 0 && i > max_errors;
+    const GstFlowReturn ret = gst_harness_push(h, make_bad());
+    const Tally t = pop_messages(bus, text);
+    if (fails) {
+      fail_unless_equals_int(ret, GST_FLOW_ERROR);
+      fail_unless_equals_int(t.errors, 1);
+      fail_unless_equals_int(t.warnings, 0);
+      ++errors;
+    } else {
+      // A dropped frame is no failure for upstream, and nothing comes out.
+      fail_unless_equals_int(ret, GST_FLOW_OK);
+      fail_unless_equals_int(t.warnings, 1);
+      fail_unless_equals_int(t.errors, 0);
+      fail_unless(gst_harness_try_pull(h) == nullptr, "bad frame %d came out", i);
+      ++drops;
+    }
+  }
+  fail_unless_equals_uint64(stat(element, "dropped") - dropped_before, guint64(drops));
+  return errors;
+}
+
+void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says) {
+  GstBus *bus = attach_bus(h);
+  gst_harness_set_caps_str(h, in, out);
+  fail_if(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 64, nullptr)) == GST_FLOW_OK);
+  const std::string error = pop_error(bus);
+  fail_unless(error.find(says) != std::string::npos, "%s", error.c_str());
+  fail_unless(error.find("Cannot parse caps") == std::string::npos, "%s", error.c_str());
+  gst_object_unref(bus);
 }
 
 }  // namespace ef::test

@@ -5,6 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include <functional>
 #include <string>
 
 namespace ef::test {
@@ -28,5 +29,18 @@ void offer_downstream_pool(GstHarness *h, GstAllocator *allocator, guint buffers
 // rows per plane (as decoders allocate), offsets and size to match.
 GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint pad_bytes,
                          guint pad_rows);
+
+// The max-errors rule seen from outside an element: sets max-errors on
+// `element` (in harness `h`, bus attached), pushes `n_bad` frames of
+// make_bad(), and checks each one: dropped with a WARNING containing `text`
+// while within max-errors, else GST_FLOW_ERROR with an ERROR containing it
+// (-1: never); the element's "dropped" statistic counts the drops. Returns
+// the number of errors posted.
+// Negotiates `in` -> `out` (caps strings) on `h` and pushes a frame: it must
+// fail with an ERROR containing `says`, not GstVideoInfo's "Cannot parse caps".
+void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says);
+
+int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
+                    const std::function<GstBuffer *()> &make_bad, const char *text);
 
 }  // namespace ef::test

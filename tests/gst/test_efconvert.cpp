@@ -332,6 +332,85 @@ GST_START_TEST(test_impossible_caps) {
 }
 GST_END_TEST;
 
+namespace {
+
+// `n_bad` truncated frames under max-errors, then a good frame that must
+// come out right: a flat colour stays that colour, exactly.
+void convert_max_errors(gint max_errors, int n_bad) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
+  GstHarness *h = convert_harness("", in, out);
+  GstBus *bus = attach_bus(h);
+  push_bad_frames(
+      h, harness_element(h, "conv"), bus, max_errors, n_bad,
+      [&] { return gst_buffer_new_allocate(nullptr, in.size / 2, nullptr); },
+      "Invalid input frame: buffer is truncated");
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0x3c7aa5ff)), GST_FLOW_OK);
+  GstBuffer *buf = gst_harness_try_pull(h);
+  fail_unless(buf != nullptr, "the good frame after the bad ones did not come out");
+  GstVideoFrame frame;
+  fail_unless(gst_video_frame_map(&frame, &out, buf, GST_MAP_READ));
+  for (int y = 0; y < 32; ++y)
+    for (int x = 0; x < 32; ++x) {
+      const guint8 *p = pixel(&frame, x, y);
+      fail_unless(p[0] == 0x3c && p[1] == 0x7a && p[2] == 0xa5, "(%d,%d) is %d,%d,%d", x, y, p[0],
+                  p[1], p[2]);
+    }
+  gst_video_frame_unmap(&frame);
+  gst_buffer_unref(buf);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
+}  // namespace
+
+GST_START_TEST(test_max_errors_default) {
+  convert_max_errors(0, 1);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_max_errors_two) {
+  convert_max_errors(2, 3);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_max_errors_never) {
+  convert_max_errors(-1, 6);
+}
+GST_END_TEST;
+
+// An input no GstVideoInfo can describe: refused naming the CPU path's limit,
+// not "Cannot parse caps".
+GST_START_TEST(test_size_beyond_cpu_limit) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  expect_caps_refused(h, "video/x-raw, format=RGBA, width=100000, height=100000",
+                      "video/x-raw, format=RGB, width=32, height=32",
+                      "width 100000 exceeds the CPU path's maximum frame side 16384");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// The caps efconvert answers carry its limit, so a source that can choose
+// picks a size that works.
+GST_START_TEST(test_caps_carry_size_limit) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  for (const char *name : {"sink", "src"}) {
+    GstPad *pad = gst_element_get_static_pad(conv, name);
+    GstCaps *caps = gst_pad_query_caps(pad, nullptr);
+    fail_if(gst_caps_is_empty(caps));
+    for (guint i = 0; i < gst_caps_get_size(caps); ++i)
+      for (const char *side : {"width", "height"}) {
+        const GValue *v = gst_structure_get_value(gst_caps_get_structure(caps, i), side);
+        fail_unless(v && GST_VALUE_HOLDS_INT_RANGE(v));
+        fail_unless_equals_int(gst_value_get_int_range_max(v), 16384);
+      }
+    gst_caps_unref(caps);
+    gst_object_unref(pad);
+  }
+  gst_object_unref(conv);
+}
+GST_END_TEST;
+
 static Suite *convert_suite() {
   Suite *s = suite_create("efconvert");
   TCase *tc = tcase_create("element");
@@ -348,6 +427,11 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_crop_outside_frame);
   tcase_add_test(tc, test_buffer_smaller_than_caps);
   tcase_add_test(tc, test_impossible_caps);
+  tcase_add_test(tc, test_max_errors_default);
+  tcase_add_test(tc, test_max_errors_two);
+  tcase_add_test(tc, test_max_errors_never);
+  tcase_add_test(tc, test_size_beyond_cpu_limit);
+  tcase_add_test(tc, test_caps_carry_size_limit);
   suite_add_tcase(s, tc);
   return s;
 }

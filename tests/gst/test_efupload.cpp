@@ -316,6 +316,162 @@ GST_START_TEST(test_unsupported_format) {
 }
 GST_END_TEST;
 
+namespace {
+
+// A memfd half the size the caps need, without a GstVideoMeta to blame.
+GstBuffer *truncated_frame(const GstVideoInfo &info) {
+  GstBuffer *bad = gst_buffer_new();
+  GstAllocator *alloc = gst_fd_allocator_new();
+  int fd = make_memfd("short", info.size / 2);
+  gst_buffer_append_memory(
+      bad, gst_fd_allocator_alloc(alloc, fd, info.size / 2, GST_FD_MEMORY_FLAG_NONE));
+  gst_object_unref(alloc);
+  return bad;
+}
+
+// `n_bad` truncated frames under max-errors, then a good frame that must
+// come out right.
+void upload_max_errors(gint max_errors, int n_bad) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12);
+  GstHarness *h = upload_harness(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  GstBus *bus = attach_bus(h);
+  push_bad_frames(
+      h, harness_element(h, "up"), bus, max_errors, n_bad, [&] { return truncated_frame(info); },
+      "Invalid input frame: buffer is truncated");
+  fail_unless_equals_int(gst_harness_push(h, memfd_frame(info, 9)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull(h);
+  fail_unless(out != nullptr, "the good frame after the bad ones did not come out");
+  std::string bad_pixels = check_buffer(out, info, 9);
+  fail_unless(bad_pixels.empty(), "%s", bad_pixels.c_str());
+  gst_buffer_unref(out);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
+// What efupload says in its log at INFO, while a test runs.
+struct InfoLog {
+  std::string text;
+  static void collect(GstDebugCategory *category, GstDebugLevel level, const gchar *, const gchar *,
+                      gint, GObject *, GstDebugMessage *message, gpointer data) {
+    if (level == GST_LEVEL_INFO && std::string(gst_debug_category_get_name(category)) == "efupload")
+      static_cast<InfoLog *>(data)->text += std::string(gst_debug_message_get(message)) + "\n";
+  }
+  InfoLog() {
+    gst_debug_set_threshold_for_name("efupload", GST_LEVEL_INFO);
+    gst_debug_add_log_function(collect, this, nullptr);
+  }
+  ~InfoLog() { gst_debug_remove_log_function_by_data(this); }
+};
+
+// System memory in and out: pass-through, counted per frame and explained.
+void expect_pass_through(const char *launch, const char *why) {
+  InfoLog log;
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  GstHarness *h = gst_harness_new_parse(launch);
+  gst_harness_set_caps(h, caps_for(info), caps_for(info));
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    fail_unless_equals_int(gst_harness_push(h, system_frame(info, seed)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  GstElement *up = harness_element(h, "up");
+  fail_unless_equals_uint64(stat(up, "passthrough"), 3);
+  fail_unless_equals_uint64(stat(up, "uploads"), 0);
+  fail_unless_equals_uint64(stat(up, "imports"), 0);
+  GstStructure *stats = nullptr;
+  g_object_get(up, "stats", &stats, nullptr);
+  guint64 in_structure = 0;
+  fail_unless(gst_structure_get_uint64(stats, "passthrough", &in_structure));
+  fail_unless_equals_uint64(in_structure, 3);
+  gst_structure_free(stats);
+  fail_unless(log.text.find("pass-through") != std::string::npos, "log: %s", log.text.c_str());
+  fail_unless(log.text.find(why) != std::string::npos, "log: %s", log.text.c_str());
+  gst_harness_teardown(h);
+}
+
+// Caps of a size no element can describe (GstVideoInfo cannot), through
+// `launch`: refused at negotiation with the limit named.
+void expect_size_refused(const char *launch, const char *memory, const char *says) {
+  GstHarness *h = gst_harness_new_parse(launch);
+  const std::string out = std::string("video/x-raw") + memory +
+                          ", format=RGBA, width=100000, height=100000, framerate=30/1";
+  expect_caps_refused(h, "video/x-raw, format=RGBA, width=100000, height=100000, framerate=30/1",
+                      out.c_str(), says);
+  gst_harness_teardown(h);
+}
+
+}  // namespace
+
+// Default max-errors 0: the bad frame is an error; the next good one converts.
+GST_START_TEST(test_max_errors_default) {
+  upload_max_errors(0, 1);
+}
+GST_END_TEST;
+
+// max-errors 2: two warnings and drops, the third bad frame in a row an error.
+GST_START_TEST(test_max_errors_two) {
+  upload_max_errors(2, 3);
+}
+GST_END_TEST;
+
+// max-errors -1: never an error.
+GST_START_TEST(test_max_errors_never) {
+  upload_max_errors(-1, 6);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_pass_through_without_gl_downstream) {
+  expect_pass_through("efupload name=up", "downstream does not accept GL memory");
+}
+GST_END_TEST;
+
+// gldownload takes GL memory but prefers system memory as it is.
+GST_START_TEST(test_pass_through_before_gldownload) {
+  expect_pass_through("efupload name=up ! gldownload", "pass-through, no upload or import");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_size_beyond_gl_limit) {
+  expect_size_refused("efupload name=up ! video/x-raw(memory:GLMemory) ! gldownload",
+                      "(memory:GLMemory)",
+                      "width 100000 exceeds this GL context's maximum texture size");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_size_beyond_pass_through_limit) {
+  expect_size_refused("efupload name=up", "",
+                      "width 100000 exceeds the CPU path's maximum frame side 16384");
+}
+GST_END_TEST;
+
+// Once efupload has its GL context, what it answers upstream for GL output
+// carries the context's texture limit.
+GST_START_TEST(test_caps_carry_gl_limit) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
+  // No GL element and no caps on the harness's sink: downstream takes GL
+  // memory of any size, and only efupload knows the limit.
+  GstHarness *h =
+      gst_harness_new_parse("efupload name=up ! capsfilter caps=\"video/x-raw(memory:GLMemory)\"");
+  gst_harness_set_src_caps(h, caps_for(info));
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstPad *sink = gst_element_get_static_pad(harness_element(h, "up"), "sink");
+  GstCaps *open = gst_caps_from_string("video/x-raw, format=RGBA");
+  GstCaps *caps = gst_pad_query_caps(sink, open);
+  fail_if(gst_caps_is_empty(caps));
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GValue *w = gst_structure_get_value(gst_caps_get_structure(caps, i), "width");
+    gchar *text = gst_caps_to_string(caps);
+    fail_unless(w && GST_VALUE_HOLDS_INT_RANGE(w), "%s", text);
+    fail_unless(gst_value_get_int_range_max(w) < G_MAXINT, "%s", text);
+    g_free(text);
+  }
+  gst_caps_unref(caps);
+  gst_caps_unref(open);
+  gst_object_unref(sink);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *upload_suite() {
   Suite *s = suite_create("efupload");
   TCase *tc = tcase_create("gl");
@@ -332,6 +488,14 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_closed_fd);
   tcase_add_test(tc, test_non_mappable_fd);
   tcase_add_test(tc, test_unsupported_format);
+  tcase_add_test(tc, test_max_errors_default);
+  tcase_add_test(tc, test_max_errors_two);
+  tcase_add_test(tc, test_max_errors_never);
+  tcase_add_test(tc, test_pass_through_without_gl_downstream);
+  tcase_add_test(tc, test_pass_through_before_gldownload);
+  tcase_add_test(tc, test_size_beyond_gl_limit);
+  tcase_add_test(tc, test_size_beyond_pass_through_limit);
+  tcase_add_test(tc, test_caps_carry_gl_limit);
   suite_add_tcase(s, tc);
   return s;
 }

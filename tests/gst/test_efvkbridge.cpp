@@ -565,6 +565,97 @@ GST_START_TEST(test_bad_input_into_vulkan) {
 }
 GST_END_TEST;
 
+namespace {
+
+// Into Vulkan: `n_bad` truncated frames under max-errors, then a good frame
+// that must come out with its images and its bytes.
+void into_max_errors(gint max_errors, int n_bad) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info);
+  GstBus *bus = attach_bus(h);
+  push_bad_frames(
+      h, h->element, bus, max_errors, n_bad,
+      [&] { return gst_buffer_new_allocate(nullptr, info.size / 2, nullptr); },
+      "Invalid input frame: buffer is truncated");
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 3)), GST_FLOW_OK);
+  GstBuffer *b = gst_harness_try_pull(h);
+  fail_unless(b != nullptr, "the good frame after the bad ones did not come out");
+  fail_unless(gst_buffer_get_ef_vk_image_meta(b) != nullptr);
+  std::string why = check_buffer(b, info, 3);
+  fail_unless(why.empty(), "%s", why.c_str());
+  gst_buffer_unref(b);
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+  gst_object_unref(bus);
+}
+
+}  // namespace
+
+GST_START_TEST(test_max_errors_default) {
+  into_max_errors(0, 1);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_max_errors_two) {
+  into_max_errors(2, 3);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_max_errors_never) {
+  into_max_errors(-1, 6);
+}
+GST_END_TEST;
+
+// Out of Vulkan, a frame of no VkImages is a bad frame like any other.
+GST_START_TEST(test_max_errors_out_of_vulkan) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = out_bridge(info, nullptr);
+  GstBus *bus = attach_bus(h);
+  push_bad_frames(
+      h, h->element, bus, 2, 3, [&] { return system_frame(info, 1); }, "not a GstEfVkImageMemory");
+  gst_harness_teardown(h);
+  gst_object_unref(bus);
+}
+GST_END_TEST;
+
+// A size beyond the device's images: refused naming the limit, not "Cannot
+// parse caps".
+GST_START_TEST(test_size_beyond_vulkan_limit) {
+  GstHarness *h = gst_harness_new("efvkbridge");
+  expect_caps_refused(h, "video/x-raw, format=RGBA, width=100000, height=100000",
+                      "video/x-raw(" GST_CAPS_FEATURE_META_EF_VK_IMAGE
+                      "), format=RGBA, width=100000, height=100000",
+                      "width 100000 exceeds this Vulkan device's maxImageDimension2D");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Once the bridge has its device, the caps it answers carry the device's
+// image limit, so a source that can choose picks a size that works.
+GST_START_TEST(test_caps_carry_vulkan_limit) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = gst_harness_new("efvkbridge");  // no caps downstream: any size
+  gst_harness_set_src_caps(h, caps_for(info));
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstPad *sink = gst_element_get_static_pad(h->element, "sink");
+  GstCaps *open = gst_caps_from_string("video/x-raw, format=RGBA");
+  GstCaps *caps = gst_pad_query_caps(sink, open);
+  fail_if(gst_caps_is_empty(caps));
+  gchar *text = gst_caps_to_string(caps);
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GValue *w = gst_structure_get_value(gst_caps_get_structure(caps, i), "width");
+    fail_unless(w && GST_VALUE_HOLDS_INT_RANGE(w), "%s", text);
+    fail_unless(gst_value_get_int_range_max(w) < G_MAXINT, "%s", text);
+  }
+  g_free(text);
+  gst_caps_unref(caps);
+  gst_caps_unref(open);
+  gst_object_unref(sink);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -597,6 +688,12 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_not_an_image_refused);
   tcase_add_test(tc, test_bad_input_into_vulkan);
   tcase_add_test(tc, test_release_after_gpu_work);
+  tcase_add_test(tc, test_max_errors_default);
+  tcase_add_test(tc, test_max_errors_two);
+  tcase_add_test(tc, test_max_errors_never);
+  tcase_add_test(tc, test_max_errors_out_of_vulkan);
+  tcase_add_test(tc, test_size_beyond_vulkan_limit);
+  tcase_add_test(tc, test_caps_carry_vulkan_limit);
   suite_add_tcase(s, tc);
   return s;
 }

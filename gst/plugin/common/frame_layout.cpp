@@ -61,11 +61,17 @@ Result<FrameLayout> locate_planes(GstBuffer *buffer, const GstVideoInfo &caps_in
       return invalid("plane " + std::to_string(p) + ": stride " + std::to_string(stride) +
                      " is smaller than a row of " + std::to_string(row_bytes) + " bytes");
     const gsize offset = info.offset[p];
-    const gsize span = gsize(stride) * (rows - 1) + row_bytes;
+    // A meta's stride and a caps height are each in range; their product and
+    // the end of the plane need not be.
+    gsize span = 0;
+    if (rows == 0 || __builtin_mul_overflow(gsize(stride), gsize(rows - 1), &span) ||
+        __builtin_add_overflow(span, row_bytes, &span))
+      return invalid("plane " + std::to_string(p) + ": stride " + std::to_string(stride) +
+                     " times " + std::to_string(rows) + " rows does not fit in memory");
     if (offset >= total)
       return invalid("plane " + std::to_string(p) + ": offset " + std::to_string(offset) +
                      " is past the end of the buffer (" + std::to_string(total) + " bytes)");
-    if (offset + span > total)
+    if (span > total - offset)
       return invalid("buffer is truncated: plane " + std::to_string(p) + " needs bytes " +
                      std::to_string(offset) + " to " + std::to_string(offset + span) +
                      " but the buffer has " + std::to_string(total));

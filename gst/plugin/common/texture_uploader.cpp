@@ -43,7 +43,7 @@ Result<GstBuffer *> TextureUploader::acquire() {
 Result<void> TextureUploader::copy(GstBuffer *in, GstBuffer *out) {
   GstVideoFrame src, dst;
   if (!gst_video_frame_map(&src, &info_, in, GST_MAP_READ))
-    return Error{EIO, "Cannot read the input frame (closed or non-mappable fd?)"};
+    return Error{EINVAL, "Cannot read the input frame (closed or non-mappable fd?)"};
   if (!gst_video_frame_map(&dst, &info_, out, GST_MAP_WRITE)) {
     gst_video_frame_unmap(&src);
     return Error{EIO, "Cannot map a pooled texture"};

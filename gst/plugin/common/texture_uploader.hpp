@@ -21,7 +21,8 @@ class TextureUploader {
   // A pooled texture buffer for one frame of `info`.
   Result<GstBuffer *> acquire();
   // Copies the frame `in` into `out` (from acquire()). The texture uploads
-  // when it is next mapped for GL. EIO naming what could not be mapped.
+  // when it is next mapped for GL. EINVAL when the input cannot be mapped
+  // (the frame is bad), EIO when the texture cannot.
   Result<void> copy(GstBuffer *in, GstBuffer *out);
 
  private:

@@ -15,10 +15,13 @@
 #include "backend.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
+#include "common/gl_limits.hpp"
 #endif
 #include "common/caps_filter.hpp"
 #include "common/element_stats.hpp"
+#include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/size_limits.hpp"
 #include "convert_params.hpp"
 #include "cpu/cpu_converter.hpp"
 #include "ef/import_cache.hpp"
@@ -63,6 +66,7 @@ enum Counter : guint {
   kReadbacks,
   kDeclines,
   kRefusals,
+  kDropped,
   kCounterCount,
 };
 
@@ -76,6 +80,7 @@ constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
     {"readbacks", "Frames read back from the GPU into plain system memory"},
     {"declines", "Frames not imported (system memory, refused or failed import)"},
     {"refusals", "Cache lookups refused because an identity no longer matched"},
+    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
 }};
 
 constexpr guint PROP_BACKEND = 1;
@@ -91,6 +96,7 @@ constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Settings: written by the application thread, read by the streaming thread.
 struct Settings {
@@ -115,6 +121,7 @@ struct ConvertState {
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif
+  FrameErrors errors;
   std::array<std::atomic<uint64_t>, kCounterCount> counters{};
 };
 
@@ -202,6 +209,7 @@ std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
   v[kReadbacks] = b.readbacks;
   v[kDeclines] = b.declines;
   v[kRefusals] = b.refusals;
+  v[kDropped] = s.errors.dropped();
   return v;
 }
 
@@ -258,7 +266,7 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direc
       result, caps, direction == GST_PAD_SINK ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
       GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
 #endif
-  return apply_caps_filter(result, filter);
+  return apply_caps_filter(narrow_to_limit(result, cpu_size_limit()), filter);
 }
 
 // Without a size from downstream, keep the input's (turned) size.
@@ -304,6 +312,12 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const
     if (is_software_renderer(renderer))
       return Error{ENOTSUP, "GL renders in software (" + renderer + ")"};
   }
+  const SizeLimit limit = gl_size_limit(*context);
+  for (const GstVideoInfo *info : {&s.in_info, &s.out_info})
+    for (gint side : {GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info)})
+      if (side > limit.max_side)
+        return Error{E2BIG, "a side of " + std::to_string(side) + " exceeds " + limit.what + " " +
+                                std::to_string(limit.max_side)};
   return make_gl_backend(GST_ELEMENT(self), *context, s.in_info, s.out_info, st.cache_capacity);
 }
 #endif
@@ -351,19 +365,42 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
 }
 
+// The largest frame the backend that must run can take: the GL context's
+// where only GL will do, else the CPU path's (auto takes the CPU for frames
+// beyond the GL context's limit).
+SizeLimit size_limit(GstEfConvert *self, const Settings &st, GstCaps *incaps, GstCaps *outcaps) {
+#ifdef EF_HAVE_GSTGL
+  const bool must_gl =
+      st.backend == GST_EF_CONVERT_BACKEND_GL || is_gl_caps(incaps) || is_gl_caps(outcaps);
+  if (must_gl)
+    if (auto context = state_of(self).gl.ensure(GST_ELEMENT(self)))
+      return gl_size_limit(*context);
+#else
+  (void)self;
+  (void)st;
+  (void)incaps;
+  (void)outcaps;
+#endif
+  return cpu_size_limit();
+}
+
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
+  Settings settings;
+  {
+    std::lock_guard lock(s.lock);
+    settings = s.settings;
+  }
+  const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
+  for (GstCaps *caps : {incaps, outcaps})
+    if (const std::string problem = size_problem(caps, limit); !problem.empty())
+      return refuse_caps(GST_ELEMENT(self), problem, caps);
   if (!gst_video_info_from_caps(&s.in_info, incaps) ||
       !gst_video_info_from_caps(&s.out_info, outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
-  }
-  Settings settings;
-  {
-    std::lock_guard lock(s.lock);
-    settings = s.settings;
   }
   auto backend = choose_backend(self, settings, incaps, outcaps);
   if (!backend)
@@ -506,23 +543,21 @@ Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
 GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
+  GstElement *element = GST_ELEMENT(self);
   auto layout = locate_planes(in, s.in_info);
-  if (!layout) {
-    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                      ("Invalid input frame: %s", layout.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  if (!layout)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Invalid input frame: " + layout.error().message);
   auto params = plan_frame(self, in);
-  if (!params) {
-    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid crop: %s", params.error().message.c_str()),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (auto done = s.backend->convert(in, *layout, out, *params); !done) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Conversion failed: %s", done.error().message.c_str()),
-                      ("backend %s", s.backend->name()));
-    return GST_FLOW_ERROR;
-  }
+  if (!params)
+    return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                        "Invalid crop: " + params.error().message);
+  // A frame that cannot be read (unmappable memory, a closed fd) fails here.
+  if (auto done = s.backend->convert(in, *layout, out, *params); !done)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                        "Conversion failed: " + done.error().message,
+                        std::string("backend ") + s.backend->name());
+  s.errors.good_frame();
   count(s, kFrames);
   gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
   GError *raw = nullptr;
@@ -560,6 +595,7 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   replace_backend(state_of(trans), nullptr);
+  state_of(trans).errors.reset();
   return TRUE;
 }
 
@@ -633,6 +669,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
         break;
+      case PROP_MAX_ERRORS:
+        s.errors.set_max_errors(g_value_get_int(value));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -644,6 +683,10 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
 
 void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   ConvertState &s = state_of(object);
+  if (id == PROP_MAX_ERRORS) {
+    g_value_set_int(value, s.errors.max_errors());
+    return;
+  }
   if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
     auto values = snapshot(s);
     if (id == PROP_STATS)
@@ -772,6 +815,7 @@ void install_properties(GObjectClass *object_class) {
   install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
                           "All counters in one structure (also posted as an element message "
                           "named efconvert-stats on EOS)");
+  install_max_errors_property(object_class, PROP_MAX_ERRORS);
 }
 
 }  // namespace

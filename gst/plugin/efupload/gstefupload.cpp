@@ -16,7 +16,9 @@
 #include "common/buffer_source.hpp"
 #include "common/caps_filter.hpp"
 #include "common/element_stats.hpp"
+#include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/gl_limits.hpp"
 #include "gst_ptr.hpp"
 #include "common/shell_pool.hpp"
 #include "common/texture_uploader.hpp"
@@ -50,6 +52,8 @@ enum Counter : guint {
   kDeclines,
   kUploads,
   kBytesCopied,
+  kPassthrough,
+  kDropped,
   kCounterCount,
 };
 
@@ -64,11 +68,16 @@ constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
     {"declines", "Frames not imported (system memory, refused or failed import) and uploaded"},
     {"uploads", "Frames copied into pooled textures"},
     {"bytes-copied", "Bytes copied by uploads"},
+    {"passthrough",
+     "Frames passed on in their own memory because downstream did not take GL "
+     "memory (no upload, no import)"},
+    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
 }};
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
 constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Why a frame was not imported; each is warned about once.
 enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed, NoDriverSupport };
@@ -100,6 +109,7 @@ struct UploadState {
   bool import_disabled = false;
   bool imported = false;  // the frame in flight was imported (streaming thread)
   uint32_t warned = 0;    // bit per Decline
+  FrameErrors errors;
   std::array<std::atomic<uint64_t>, kCounterCount> counters{};
 };
 
@@ -130,6 +140,7 @@ std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
   v[kEvictions] = c.evictions;
   v[kUncached] = c.uncached;
   v[kRefusals] = c.refusals;
+  v[kDropped] = s.errors.dropped();
   return v;
 }
 
@@ -305,6 +316,9 @@ GstFlowReturn acquire_upload_buffer(GstEfUpload *self, GstBuffer **out) {
 GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
   UploadState &s = state_of(self);
   if (auto copied = s.uploader->copy(in, out); !copied) {
+    if (copied.error().code == EINVAL)  // the input frame, not the element
+      return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                          copied.error().message);
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", copied.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -327,6 +341,7 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
     // Downstream takes the input memory as it is. Only a frame still lacking
     // its identity meta is touched, and only copied (the GstBuffer, not the
     // bytes) when someone else holds it too.
+    count(s, kPassthrough);
     if (gst_buffer_get_ef_identity_meta(in)) {
       *outbuf = in;
       return GST_FLOW_OK;
@@ -337,12 +352,9 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
   }
 
   auto layout = locate_planes(in, s.in_info);
-  if (!layout) {
-    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                      ("Invalid input frame: %s", layout.error().message.c_str()),
-                      ("caps: %" GST_PTR_FORMAT, GST_GL_BASE_FILTER(self)->in_caps));
-    return GST_FLOW_ERROR;
-  }
+  if (!layout)
+    return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Invalid input frame: " + layout.error().message);
   *outbuf = import_frame(self, in, *layout);
   s.imported = *outbuf != nullptr;
   if (!s.imported) {
@@ -359,35 +371,76 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
 GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  if (!s.gl_output || s.imported)
-    return GST_FLOW_OK;  // nothing to copy: the output shows the input's own bytes
-  return upload_pixels(self, in, out);
+  GstFlowReturn ret = GST_FLOW_OK;
+  // Nothing to copy when the output shows the input's own bytes.
+  if (s.gl_output && !s.imported)
+    ret = upload_pixels(self, in, out);
+  if (ret == GST_FLOW_OK)
+    s.errors.good_frame();
+  return ret;
 }
 
-GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
-                                      GstCaps *filter) {
-  return apply_caps_filter(
-      direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps), filter);
+// GL texture sides are bounded by the context, once there is one; system
+// memory passes through at any size.
+GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                      GstCaps *caps, GstCaps *filter) {
+  GstCaps *result = direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps);
+  // A caps query on the sink pad asks downstream through this direction too
+  // (GstBaseTransform's peer filter): one narrowing bounds both answers.
+  if (direction == GST_PAD_SINK)
+    if (GstGLContext *context = GST_GL_BASE_FILTER(trans)->context)
+      result = narrow_to_limit(result, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  return apply_caps_filter(result, filter);
+}
+
+// Pass-through uploads nothing: say why, since a user who wanted textures
+// sees no import, upload or decline counted.
+void explain_pass_through(GstEfUpload *self, GstCaps *incaps, GstCaps *outcaps) {
+  GstCaps *gl = gst_caps_truncate(caps_towards_src(incaps));  // the GL variant comes first
+  const bool accepted = gst_pad_peer_query_accept_caps(GST_BASE_TRANSFORM_SRC_PAD(self), gl);
+  GST_INFO_OBJECT(self,
+                  "pass-through, no upload or import: %s; output caps %" GST_PTR_FORMAT
+                  " (GL caps were %" GST_PTR_FORMAT ")",
+                  accepted ? "downstream accepts GL memory but preferred the input's memory"
+                           : "downstream does not accept GL memory",
+                  outcaps, gl);
+  gst_caps_unref(gl);
+}
+
+// GL output must fit the context's textures; the context is found here when
+// negotiation comes before it.
+bool within_gl_limit(GstEfUpload *self, GstCaps *incaps) {
+  auto *filter = GST_GL_BASE_FILTER(self);
+  if (!filter->context && !gst_gl_base_filter_find_gl_context(filter))
+    return true;  // no context: GstGLBaseFilter posts its own error
+  const std::string problem = size_problem(incaps, gl_size_limit(filter->context));
+  return problem.empty() || refuse_caps(GST_ELEMENT(self), problem, incaps);
 }
 
 gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
+  GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
+  s.gl_output = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  if (s.gl_output && !within_gl_limit(self, incaps))
+    return FALSE;
+  if (const std::string problem = size_problem(incaps, cpu_size_limit()); !problem.empty())
+    return refuse_caps(GST_ELEMENT(self), problem, incaps);
   if (!gst_video_info_from_caps(&s.in_info, incaps) ||
       !gst_video_info_from_caps(&s.out_info, outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
-  s.gl_output = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
   s.have_caps = true;
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();
   s.import_disabled = false;
   s.uploader.reset();
-  GST_INFO_OBJECT(self, "%s output for %" GST_PTR_FORMAT, s.gl_output ? "GL" : "pass-through",
-                  incaps);
+  if (s.gl_output)
+    GST_INFO_OBJECT(self, "GL output for %" GST_PTR_FORMAT, incaps);
+  else
+    explain_pass_through(self, incaps, outcaps);
   return GST_BASE_TRANSFORM_CLASS(parent_class)->set_caps(trans, incaps, outcaps);
 }
 
@@ -418,6 +471,7 @@ gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
   s.cache.clear();
   s.warned = 0;
+  s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
 }
 
@@ -435,6 +489,9 @@ void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, 
     case PROP_CACHE_CAPACITY:
       s.cache.set_capacity(g_value_get_uint(value));
       break;
+    case PROP_MAX_ERRORS:
+      s.errors.set_max_errors(g_value_get_int(value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
@@ -445,6 +502,10 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
   UploadState &s = state_of(object);
   if (id == PROP_CACHE_CAPACITY) {
     g_value_set_uint(value, s.cache.capacity());
+    return;
+  }
+  if (id == PROP_MAX_ERRORS) {
+    g_value_set_int(value, s.errors.max_errors());
     return;
   }
   if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
@@ -489,6 +550,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
                           "All counters in one structure (also posted as an element message "
                           "named efupload-stats on EOS)");
+  install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
       element_class, "ef zero-copy upload", "Filter/Video",

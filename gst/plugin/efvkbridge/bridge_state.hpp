@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/element_stats.hpp"
+#include "common/frame_errors.hpp"
 #include "ef/import_cache.hpp"
 #include "release_queue.hpp"
 #include "vk/device.hpp"
@@ -39,6 +40,7 @@ enum BridgeCounter : guint {
   kDstHits,
   kDstMisses,
   kValidationMessages,
+  kDropped,
   kBridgeCounterCount,
 };
 
@@ -57,6 +59,7 @@ inline constexpr std::array<CounterSpec, kBridgeCounterCount> kBridgeCounters = 
     {"dst-hits", "Output buffers served from an earlier import as a VkBuffer"},
     {"dst-misses", "Output buffers imported as a VkBuffer anew"},
     {"validation-messages", "Vulkan validation warnings and errors on the bridge's own device"},
+    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
 }};
 
 enum class Direction { None, IntoVulkan, OutOfVulkan };
@@ -88,6 +91,7 @@ struct BridgeState {
   bool import_disabled = false;
   uint32_t warned = 0;  // bit per decline reason
   uint64_t frame_number = 0;
+  FrameErrors errors;  // max-errors: any thread; the run: streaming thread
 
   std::array<std::atomic<uint64_t>, kBridgeCounterCount> counters{};
 

@@ -14,6 +14,7 @@
 
 #include "bridge_state.hpp"
 #include "common/caps_filter.hpp"
+#include "common/size_limits.hpp"
 #include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
@@ -46,6 +47,7 @@ constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
 constexpr guint PROP_FIRST_COUNTER = 7;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kBridgeCounterCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 }  // namespace
 
@@ -73,6 +75,7 @@ std::array<uint64_t, kBridgeCounterCount> snapshot(BridgeState &s) {
   v[kMisses] = c.misses;
   v[kEvictions] = c.evictions;
   v[kRefusals] = c.refusals + s.targets.stats().refusals;
+  v[kDropped] = s.errors.dropped();
   std::lock_guard l(s.lock);
   if (s.device)
     v[kValidationMessages] = s.device->validation_messages();
@@ -123,9 +126,28 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
   return out;
 }
 
-GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *, GstPadDirection direction,
+// The largest image side of the device: VkImages on both sides of the bridge.
+SizeLimit vk_size_limit(const vk::Device &device) {
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(device.physical_device(), &props);
+  const uint32_t side = props.limits.maxImageDimension2D;
+  return {side > 0 && side < uint32_t(G_MAXINT) ? gint(side) : G_MAXINT,
+          "this Vulkan device's maxImageDimension2D"};
+}
+
+// The device's limit (and the CPU's, for staging copies), once it is known.
+GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                          GstCaps *caps, GstCaps *filter) {
-  return apply_caps_filter(transform_structures(caps, direction), filter);
+  BridgeState &s = state_of(trans);
+  std::shared_ptr<vk::Device> device;
+  {
+    std::lock_guard l(s.lock);
+    device = s.device;
+  }
+  GstCaps *result = transform_structures(caps, direction);
+  if (device)
+    result = narrow_to_limit(result, tighter(vk_size_limit(*device), cpu_size_limit()));
+  return apply_caps_filter(result, filter);
 }
 
 // --- The device -------------------------------------------------------------
@@ -278,6 +300,12 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
 gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
+  // Sizes are checked before GstVideoInfo, which cannot describe the largest.
+  if (!ensure_device(self))
+    return FALSE;
+  const SizeLimit limit = tighter(vk_size_limit(*s.device), cpu_size_limit());
+  if (const std::string problem = size_problem(incaps, limit); !problem.empty())
+    return refuse_caps(GST_ELEMENT(self), problem, incaps);
   if (!gst_video_info_from_caps(&s.in_info, incaps) ||
       !gst_video_info_from_caps(&s.out_info, outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
@@ -311,7 +339,9 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
 // Host-pointer imports take whole pages only.
 constexpr guint kPage = 4096;
 
-GstBufferPool *fd_pool(GstCaps *caps, guint size, guint min, guint max) {
+GstBufferPool *fd_pool(GstCaps *caps, gsize size, guint min, guint max) {
+  if (size > G_MAXUINT - kPage)
+    return nullptr;  // a pool's sizes are guint
   GstBufferPool *pool = gst_video_buffer_pool_new();
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, (size + kPage - 1) / kPage * kPage, min, max);
@@ -338,7 +368,7 @@ gboolean gst_ef_vk_bridge_propose_allocation(GstBaseTransform *trans, GstQuery *
       has_feature(gst_caps_get_features(caps, 0), GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE))
     return TRUE;
   (void)decide;
-  if (GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0)) {
+  if (GstBufferPool *pool = fd_pool(caps, info.size, 2, 0)) {
     GstStructure *config = gst_buffer_pool_get_config(pool);
     guint size = 0;
     gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
@@ -374,7 +404,7 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
       return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
     }
   }
-  GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0);
+  GstBufferPool *pool = fd_pool(caps, info.size, 2, 0);
   if (!pool) {
     GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
     return FALSE;
@@ -411,9 +441,12 @@ GstFlowReturn gst_ef_vk_bridge_prepare_output_buffer(GstBaseTransform *trans, Gs
 
 GstFlowReturn gst_ef_vk_bridge_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
   BridgeState &s = state_of(trans);
-  if (s.direction != Direction::OutOfVulkan)
-    return GST_FLOW_OK;  // the output is the input frame itself
-  return bridge_out_of_vulkan(GST_ELEMENT(trans), s, in, out);
+  GstFlowReturn ret = GST_FLOW_OK;  // into Vulkan: the output is the input frame itself
+  if (s.direction == Direction::OutOfVulkan)
+    ret = bridge_out_of_vulkan(GST_ELEMENT(trans), s, in, out);
+  if (ret == GST_FLOW_OK)
+    s.errors.good_frame();
+  return ret;
 }
 
 gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
@@ -423,6 +456,7 @@ gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
       [self](GstBuffer *buffer, uint64_t number) { warn_held_frame(self, buffer, number); });
   s.warned = 0;
   s.frame_number = 0;
+  s.errors.reset();
   return TRUE;
 }
 
@@ -454,6 +488,10 @@ gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
 void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *value,
                                    GParamSpec *pspec) {
   BridgeState &s = state_of(object);
+  if (id == PROP_MAX_ERRORS) {
+    s.errors.set_max_errors(g_value_get_int(value));
+    return;
+  }
   std::lock_guard l(s.lock);
   switch (id) {
     case PROP_DEVICE_INDEX:
@@ -495,6 +533,10 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
       g_value_take_boxed(value, stats_structure("efvkbridge-stats", kBridgeCounters, values));
     else
       g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+    return;
+  }
+  if (id == PROP_MAX_ERRORS) {
+    g_value_set_int(value, s.errors.max_errors());
     return;
   }
   std::lock_guard l(s.lock);
@@ -583,6 +625,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
   install_stat_properties(object_class, PROP_FIRST_COUNTER, kBridgeCounters,
                           "All counters in one structure (also posted as an element message "
                           "named efvkbridge-stats on EOS)");
+  install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
       element_class, "ef Vulkan bridge", "Filter/Video",

@@ -154,10 +154,9 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, Gst
     s.staging = *ring;
   }
   GstVideoFrame frame;
-  if (!gst_video_frame_map(&frame, &s.in_info, in, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR(element, STREAM, FORMAT, ("Cannot map the input frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  if (!gst_video_frame_map(&frame, &s.in_info, in, GST_MAP_READ))
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot map the input frame (closed or non-mappable fd?)");
   auto use = s.staging->copy_in(frame, s.release_timeout());
   gst_video_frame_unmap(&frame);
   if (!use) {
@@ -188,11 +187,9 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, Gst
 GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer *in,
                                  GstBuffer **out) {
   auto layout = locate_planes(in, s.in_info);
-  if (!layout) {
-    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
-                      ("Invalid input frame: %s", layout.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  if (!layout)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Invalid input frame: " + layout.error().message);
   const uint64_t number = s.frame_number++;
   // The output is the input frame itself (same memories) with the images'
   // meta; a GstBuffer copy only when someone else holds the input too.

@@ -161,11 +161,9 @@ GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffe
   const ArmOnExit arm(in);
   std::vector<const VkImage *> images;
   auto sources = source_planes(s, in, images);
-  if (!sources) {
-    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
-                      ("Invalid VkImage frame: %s", sources.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  if (!sources)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Invalid VkImage frame: " + sources.error().message);
   auto layout = locate_planes(out, s.out_info);
   if (!layout) {
     GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
