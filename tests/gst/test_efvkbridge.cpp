@@ -565,6 +565,169 @@ GST_START_TEST(test_bad_input_into_vulkan) {
 }
 GST_END_TEST;
 
+namespace {
+
+GstElement *restart_pipeline(const GstVideoInfo &info) {
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! efvkbridge name=bridge release-timeout=50 ! "
+      "fakesink name=sink signal-handoffs=true sync=false",
+      &error);
+  fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstCaps *caps = caps_for(info);
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  gst_object_unref(src);
+  return pipeline;
+}
+
+// What one run saw, checked on the streaming thread: each frame's VkImages
+// copied out again by a second bridge on the same device.
+struct RunCheck {
+  GstVideoInfo info{};
+  GstElement *bridge = nullptr;
+  GstHarness *out = nullptr;
+  uint32_t next_seed = 0;
+  uint32_t frames = 0;
+  std::string problems;
+};
+
+void check_handoff(GstElement *, GstBuffer *buffer, GstPad *, gpointer data) {
+  auto *run = static_cast<RunCheck *>(data);
+  const uint32_t seed = run->next_seed++;
+  ++run->frames;
+  GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(buffer);
+  if (!meta) {
+    run->problems += "frame " + std::to_string(seed) + " has no meta; ";
+    return;
+  }
+  if (!run->out)
+    run->out = out_bridge(run->info, run->bridge);
+  if (gst_harness_push(run->out, image_buffer(meta)) != GST_FLOW_OK) {
+    run->problems += "frame " + std::to_string(seed) + " not copied out; ";
+    return;
+  }
+  std::string why = pull_string(run->out, run->info, seed);
+  if (!why.empty())
+    run->problems += "frame " + std::to_string(seed) + ": " + why + "; ";
+}
+
+void run_once(GstElement *pipeline, const GstVideoInfo &info, uint32_t first_seed) {
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  RunCheck run;
+  run.info = info;
+  run.bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+  run.next_seed = first_seed;
+  const gulong id = g_signal_connect(sink, "handoff", G_CALLBACK(check_handoff), &run);
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+  for (uint32_t seed = first_seed; seed < first_seed + 3; ++seed) {
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    g_signal_emit_by_name(src, "push-buffer", memfd_frame(info, seed), &ret);
+    fail_unless_equals_int(ret, GST_FLOW_OK);
+  }
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  g_signal_emit_by_name(src, "end-of-stream", &ret);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless(m != nullptr && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "run of seed %u: no EOS",
+              first_seed);
+  gst_message_unref(m);
+  gst_object_unref(bus);
+  g_signal_handler_disconnect(sink, id);
+  fail_unless(run.problems.empty(), "run of seed %u: %s", first_seed, run.problems.c_str());
+  fail_unless_equals_int(run.frames, 3);
+  fail_unless_equals_uint64(stat(run.bridge, "validation-messages"), 0);
+  if (run.out)
+    gst_harness_teardown(run.out);
+  for (GstElement *e : {src, sink, run.bridge})
+    gst_object_unref(e);
+}
+
+}  // namespace
+
+// The same pipeline started again, through NULL and through READY: each run
+// opens a device of its own. The pipeline remembers the context the last run
+// announced; its device is gone, so it is skipped, never used.
+GST_START_TEST(test_restart_same_pipeline) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 66, 34);
+  GstElement *pipeline = restart_pipeline(info);
+  for (uint32_t run = 0; run < 6; ++run) {
+    run_once(pipeline, info, 10 * run + 1);
+    const GstState between = run % 2 ? GST_STATE_READY : GST_STATE_NULL;
+    fail_unless_equals_int(gst_element_set_state(pipeline, between), GST_STATE_CHANGE_SUCCESS);
+    GstElement *bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+    GstContext *stale = gst_element_get_context(bridge, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+    fail_unless(stale == nullptr, "the element kept the context of a device it destroyed");
+    gst_object_unref(bridge);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+namespace {
+
+// Sets `context` on a new bridge and expects its caps to fail with `expected`.
+void expect_context_refused(GstContext *context, const char *expected) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = gst_harness_new("efvkbridge");
+  GstBus *bus = attach_bus(h);
+  gst_element_set_context(h->element, context);
+  GstCaps *caps = caps_for(info);
+  GstCaps *out = gst_caps_copy(caps);
+  gst_caps_set_features(out, 0, gst_caps_features_new(GST_CAPS_FEATURE_META_EF_VK_IMAGE, nullptr));
+  gst_harness_set_caps(h, caps, out);
+  fail_if(gst_harness_push(h, memfd_frame(info, 1)) == GST_FLOW_OK, "%s accepted", expected);
+  std::string error = pop_error(bus);
+  fail_unless(error.find(expected) != std::string::npos, "error \"%s\" lacks \"%s\"", error.c_str(),
+              expected);
+  gst_harness_teardown(h);
+  gst_object_unref(bus);
+}
+
+}  // namespace
+
+// A context naming a device that was destroyed, or a physical device not of
+// its instance, is refused with an error; neither is dereferenced.
+GST_START_TEST(test_bad_context_refused) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *maker = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  fail_unless_equals_int(gst_harness_push(maker, memfd_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(maker));
+  GstContext *live = gst_element_get_context(maker->element, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+  fail_unless(live != nullptr);
+
+  // The physical device of another instance.
+  VkInstanceCreateInfo ici{};
+  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  VkInstance other = VK_NULL_HANDLE;
+  fail_unless_equals_int(vkCreateInstance(&ici, nullptr, &other), VK_SUCCESS);
+  uint32_t n = 1;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  vkEnumeratePhysicalDevices(other, &n, &physical);
+  GstEfVulkanDevice shared{};
+  fail_unless(gst_ef_vulkan_device_context_get(live, &shared));
+  shared.physical_device = physical;
+  GstContext *mismatched = gst_ef_vulkan_device_context_new(&shared);
+  expect_context_refused(mismatched, "not one of its instance's");
+  gst_context_unref(mismatched);
+  fail_unless_equals_int(gst_ef_vulkan_device_context_get(live, &shared), TRUE);
+  shared.queue_index = 7;
+  GstContext *no_queue = gst_ef_vulkan_device_context_new(&shared);
+  expect_context_refused(no_queue, "does not exist");
+  gst_context_unref(no_queue);
+  vkDestroyInstance(other, nullptr);
+
+  // The first bridge stops: its device goes, the context it announced is stale.
+  gst_harness_teardown(maker);
+  expect_context_refused(live, "destroyed");
+  gst_context_unref(live);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -597,6 +760,8 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_not_an_image_refused);
   tcase_add_test(tc, test_bad_input_into_vulkan);
   tcase_add_test(tc, test_release_after_gpu_work);
+  tcase_add_test(tc, test_restart_same_pipeline);
+  tcase_add_test(tc, test_bad_context_refused);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -14,6 +14,7 @@
 
 #include "bridge_state.hpp"
 #include "common/caps_filter.hpp"
+#include "device_context.hpp"
 #include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
@@ -144,61 +145,90 @@ std::optional<DeviceUuid> parse_uuid(const char *text) {
   return uuid;
 }
 
-// Adopts the application's device from a context (set_context, or the
-// answer to a NEED_CONTEXT message or a context query).
-bool adopt_context(GstEfVkBridge *self, GstContext *context) {
-  GstEfVulkanDevice shared;
-  if (!gst_ef_vulkan_device_context_get(context, &shared))
-    return false;
-  BridgeState &s = state_of(self);
-  auto device = vk::Device::borrow(shared);
+enum class Adopted { Yes, Skipped, Refused };
+
+// A context set on the element names the device the application wants: one
+// that cannot be used is an error. An answer to the bridge's own request
+// (a neighbour's, or a pipeline's that remembered it from an earlier run)
+// whose device is gone is skipped, and the search goes on.
+Adopted adopt_context(GstEfVkBridge *self, GstContext *context, bool answer) {
+  auto device = device_from_context(context);
   if (!device) {
+    if (answer && device.error().code == ESTALE) {
+      GST_INFO_OBJECT(self, "skipping an ef.vulkan.device context: %s",
+                      device.error().message.c_str());
+      return Adopted::Skipped;
+    }
     GST_ELEMENT_ERROR(
         self, RESOURCE, SETTINGS,
-        ("The application's Vulkan device cannot be used: %s", device.error().message.c_str()),
+        ("The ef.vulkan.device context cannot be used: %s", device.error().message.c_str()),
         (nullptr));
-    return false;
+    return Adopted::Refused;
   }
+  BridgeState &s = state_of(self);
   std::lock_guard l(s.lock);
   s.device = *device;
-  GST_INFO_OBJECT(self, "using the application's Vulkan device \"%s\"", s.device->name().c_str());
-  return true;
+  GST_INFO_OBJECT(self, "using the Vulkan device \"%s\" of a context", s.device->name().c_str());
+  return Adopted::Yes;
 }
 
-bool query_neighbours(GstEfVkBridge *self, GstPadDirection direction) {
+Adopted query_neighbours(GstEfVkBridge *self, GstPadDirection direction) {
   GstQuery *query = gst_query_new_context(GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
   GstPad *pad = direction == GST_PAD_SRC ? GST_BASE_TRANSFORM_SRC_PAD(self)
                                          : GST_BASE_TRANSFORM_SINK_PAD(self);
-  bool found = false;
+  Adopted adopted = Adopted::Skipped;
   if (gst_pad_peer_query(pad, query)) {
     GstContext *context = nullptr;
     gst_query_parse_context(query, &context);
-    found = context && adopt_context(self, context);
+    if (context)
+      adopted = adopt_context(self, context, true);
   }
   gst_query_unref(query);
-  return found;
+  return adopted;
+}
+
+// The context of the element's type in its list (set by the application,
+// a bin, or an answer to NEED_CONTEXT), as gst_element_get_context() has it.
+Adopted adopt_listed_context(GstEfVkBridge *self, bool answer) {
+  GstContext *context =
+      gst_element_get_context(GST_ELEMENT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+  if (!context)
+    return Adopted::Skipped;
+  Adopted adopted = adopt_context(self, context, answer);
+  gst_context_unref(context);
+  if (adopted == Adopted::Skipped)
+    forget_own_device_contexts(GST_ELEMENT(self));
+  return adopted;
+}
+
+bool have_device(BridgeState &s) {
+  std::lock_guard l(s.lock);
+  return s.device != nullptr;
 }
 
 // GstContext's usual order: a context already set, the neighbours, the
-// application (NEED_CONTEXT, answered synchronously by a bus handler), then
-// a device of the bridge's own, announced with HAVE_CONTEXT.
+// application (NEED_CONTEXT, answered synchronously by a bus handler or by
+// a bin), then a device of the bridge's own, announced with HAVE_CONTEXT.
 bool ensure_device(GstEfVkBridge *self) {
   BridgeState &s = state_of(self);
-  {
-    std::lock_guard l(s.lock);
-    if (s.device)
-      return true;
-  }
-  if (query_neighbours(self, GST_PAD_SRC) || query_neighbours(self, GST_PAD_SINK))
+  if (have_device(s))
     return true;
-  gst_element_post_message(
-      GST_ELEMENT(self),
-      gst_message_new_need_context(GST_OBJECT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE));
+  Adopted a = adopt_listed_context(self, false);
+  if (a == Adopted::Skipped)
+    a = query_neighbours(self, GST_PAD_SRC);
+  if (a == Adopted::Skipped)
+    a = query_neighbours(self, GST_PAD_SINK);
+  if (a == Adopted::Skipped) {
+    gst_element_post_message(
+        GST_ELEMENT(self),
+        gst_message_new_need_context(GST_OBJECT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE));
+    a = adopt_listed_context(self, true);
+  }
+  if (a != Adopted::Skipped)
+    return a == Adopted::Yes;
   vk::DeviceChoice choice;
   {
     std::lock_guard l(s.lock);
-    if (s.device)
-      return true;  // the application answered
     choice.index = s.settings.device_index;
     choice.uuid = s.settings.device_uuid;
   }
@@ -210,30 +240,16 @@ bool ensure_device(GstEfVkBridge *self) {
                       ("No usable Vulkan device: %s", device.error().message.c_str()), (nullptr));
     return false;
   }
-  GstEfVulkanDevice shared = (*device)->shared();
   {
     std::lock_guard l(s.lock);
     s.device = *device;
   }
   GST_INFO_OBJECT(self, "made its own Vulkan device \"%s\"", (*device)->name().c_str());
-  GstContext *context = gst_ef_vulkan_device_context_new(&shared);
+  GstContext *context = device_context_new(**device);
   gst_element_set_context(GST_ELEMENT(self), context);
   gst_element_post_message(GST_ELEMENT(self),
                            gst_message_new_have_context(GST_OBJECT(self), context));
   return true;
-}
-
-void gst_ef_vk_bridge_set_context(GstElement *element, GstContext *context) {
-  auto *self = GST_EF_VK_BRIDGE(element);
-  BridgeState &s = state_of(self);
-  bool have = false;
-  {
-    std::lock_guard l(s.lock);
-    have = s.device != nullptr;
-  }
-  if (!have && gst_context_has_context_type(context, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE))
-    adopt_context(self, context);
-  GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
 gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection direction,
@@ -248,8 +264,7 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
       device = s.device;
     }
     if (device && type && std::strcmp(type, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE) == 0) {
-      GstEfVulkanDevice shared = device->shared();
-      GstContext *context = gst_ef_vulkan_device_context_new(&shared);
+      GstContext *context = device_context_new(*device);
       gst_query_set_context(query, context);
       gst_context_unref(context);
       return TRUE;
@@ -433,8 +448,12 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   s.targets.clear();
   s.staging.reset();
   s.staging_buffer.reset();
-  std::lock_guard l(s.lock);
-  s.device.reset();
+  {
+    std::lock_guard l(s.lock);
+    s.device.reset();
+  }
+  // The device may go with it: so must the element's context naming it.
+  forget_own_device_contexts(GST_ELEMENT(trans));
   return TRUE;
 }
 
@@ -592,7 +611,6 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
       "retired)",
       "ef developers");
   add_pad_templates(element_class, kSinkCaps, kSrcCaps);
-  element_class->set_context = gst_ef_vk_bridge_set_context;
 
   trans_class->transform_caps = gst_ef_vk_bridge_transform_caps;
   trans_class->set_caps = gst_ef_vk_bridge_set_caps;
