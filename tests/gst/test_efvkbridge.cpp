@@ -6,9 +6,11 @@
 // images), the resulting VkImages out of Vulkan again (GPU copy into memfds),
 // compared byte for byte with what was written.
 // The C++ headers first: gstcheck.h defines a macro named fail().
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -728,6 +730,108 @@ GST_START_TEST(test_bad_context_refused) {
 }
 GST_END_TEST;
 
+namespace {
+
+int open_fds() {
+  int n = 0;
+  GDir *dir = g_dir_open("/proc/self/fd", 0, nullptr);
+  while (dir && g_dir_read_name(dir))
+    ++n;
+  if (dir)
+    g_dir_close(dir);
+  return n;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// When each frame was handed back (its last reference dropped), by number.
+struct Releases {
+  std::mutex lock;
+  std::vector<Clock::time_point> pushed;
+  std::vector<Clock::time_point> released;
+};
+struct Released {
+  Releases *all;
+  size_t number;
+};
+void on_released(gpointer data, GstMiniObject *) {
+  auto *r = static_cast<Released *>(data);
+  std::lock_guard l(r->all->lock);
+  r->all->released[r->number] = Clock::now();
+  delete r;
+}
+
+}  // namespace
+
+// A producer that makes a new memfd per frame and pushes back to back, to a
+// consumer that never arms: the frames held are bounded by max-held (the
+// streaming thread waits for the oldest), so open fds stay flat, and each
+// frame goes back within release-timeout and a small margin.
+GST_START_TEST(test_fresh_memories_bounded) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  constexpr guint kTimeoutMs = 40;
+  constexpr size_t kFrames = 2000;
+  g_object_set(h->element, "release-timeout", kTimeoutMs, nullptr);
+  Releases r;
+  r.pushed.resize(kFrames);
+  r.released.resize(kFrames);
+  // Open fds: the most seen in each half (after a warm-up, while the cache
+  // fills); growth that does not flatten shows in the second half.
+  int most_fds[2] = {0, 0};
+  const int fds_before = open_fds();
+  for (size_t n = 0; n < kFrames; ++n) {
+    GstBuffer *frame = memfd_frame(info, uint32_t(n));
+    gst_mini_object_weak_ref(GST_MINI_OBJECT(frame), on_released, new Released{&r, n});
+    fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_OK);
+    {
+      std::lock_guard l(r.lock);
+      r.pushed[n] = Clock::now();
+    }
+    gst_buffer_unref(gst_harness_pull(h));
+    if (n >= 200) {
+      int &most = most_fds[n < (kFrames + 200) / 2 ? 0 : 1];
+      most = std::max(most, open_fds());
+    }
+  }
+  guint max_held = 0, capacity = 0;
+  g_object_get(h->element, "max-held", &max_held, "cache-capacity", &capacity, nullptr);
+  fail_unless(stat(h->element, "held-peak") <= max_held,
+              "%" G_GUINT64_FORMAT " frames held, max %u", stat(h->element, "held-peak"), max_held);
+  fail_unless(stat(h->element, "held-waits") > 0, "the bound was never reached: no test");
+  // A held frame pins its memfd and its import's fd; a cached import its
+  // fd and the retained one.
+  const int bound = fds_before + 2 * int(max_held + capacity) + 8;
+  fail_unless(std::max(most_fds[0], most_fds[1]) <= bound, "open fds %d, %d (from %d; bound %d)",
+              most_fds[0], most_fds[1], fds_before, bound);
+  fail_unless(most_fds[1] <= most_fds[0] + 4, "open fds grew from %d to %d over %zu frames",
+              most_fds[0], most_fds[1], kFrames);
+  // Every frame goes back once its timeout is over.
+  const auto end = Clock::now() + std::chrono::seconds(5);
+  while (stat(h->element, "gate-timeouts") < kFrames && Clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  fail_unless_equals_uint64(stat(h->element, "gate-timeouts"), kFrames);
+  std::vector<double> held_ms;
+  {
+    std::lock_guard l(r.lock);
+    for (size_t n = 0; n < kFrames; ++n) {
+      fail_if(r.released[n] == Clock::time_point{}, "frame %zu never released", n);
+      held_ms.push_back(
+          std::chrono::duration<double, std::milli>(r.released[n] - r.pushed[n]).count());
+    }
+  }
+  std::sort(held_ms.begin(), held_ms.end());
+  // The margin is for wake-up latency on a loaded machine; a hold queued
+  // behind an unbounded backlog is late by the whole backlog.
+  const double p90 = held_ms[kFrames * 9 / 10], longest = held_ms.back();
+  fail_unless(p90 < kTimeoutMs + 20 && longest < kTimeoutMs + 100,
+              "holds: 90%% within %.1f ms, longest %.1f ms, with release-timeout=%u", p90, longest,
+              kTimeoutMs);
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -762,6 +866,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_release_after_gpu_work);
   tcase_add_test(tc, test_restart_same_pipeline);
   tcase_add_test(tc, test_bad_context_refused);
+  tcase_add_test(tc, test_fresh_memories_bounded);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -45,7 +45,8 @@ constexpr guint PROP_RELEASE_TIMEOUT = 3;
 constexpr guint PROP_CACHE_CAPACITY = 4;
 constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
-constexpr guint PROP_FIRST_COUNTER = 7;  // then one per counter, then "stats"
+constexpr guint PROP_MAX_HELD = 7;
+constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kBridgeCounterCount;
 
 }  // namespace
@@ -462,8 +463,10 @@ gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
     auto values = snapshot(s);
     post_stats_message(GST_ELEMENT(trans), "efvkbridge-stats", kBridgeCounters, values);
-  } else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP && s.held) {
-    s.held->release_all();
+  } else if ((GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START ||
+              GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) &&
+             s.held) {
+    s.held->release_all();  // at FLUSH_START also frees a streaming thread waiting for room
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
@@ -487,6 +490,9 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
     }
     case PROP_RELEASE_TIMEOUT:
       s.settings.release_timeout_ms = g_value_get_uint(value);
+      break;
+    case PROP_MAX_HELD:
+      s.settings.max_held = g_value_get_uint(value);
       break;
     case PROP_CACHE_CAPACITY:
       s.settings.cache_capacity = g_value_get_uint(value);
@@ -530,6 +536,9 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
     case PROP_RELEASE_TIMEOUT:
       g_value_set_uint(value, s.settings.release_timeout_ms);
       break;
+    case PROP_MAX_HELD:
+      g_value_set_uint(value, s.settings.max_held);
+      break;
     case PROP_CACHE_CAPACITY:
       g_value_set_uint(value, s.settings.cache_capacity);
       break;
@@ -543,6 +552,15 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
   }
+}
+
+// Pad deactivation waits for the streaming thread: one waiting for room
+// among the held frames must not keep it until release-timeout.
+GstStateChangeReturn gst_ef_vk_bridge_change_state(GstElement *element, GstStateChange transition) {
+  BridgeState &s = state_of(element);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && s.held)
+    s.held->release_all();
+  return GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
 }
 
 void gst_ef_vk_bridge_finalize(GObject *object) {
@@ -582,6 +600,15 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                         "slot-release gate; then a warning names the frame and it is released",
                         0, G_MAXUINT, 1000, GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
   g_object_class_install_property(
+      object_class, PROP_MAX_HELD,
+      g_param_spec_uint("max-held", "Max held",
+                        "Imported input frames held at most for their slot-release gates; at "
+                        "the bound the streaming thread waits until the oldest is released or "
+                        "times out (back-pressure on producers that make a new memory per "
+                        "frame). 0: no bound (a producer's pool bounds them)",
+                        0, G_MAXUINT, kDefaultMaxHeld,
+                        GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property(
       object_class, PROP_CACHE_CAPACITY,
       g_param_spec_uint("cache-capacity", "Cache capacity",
                         "Imports kept at most per direction (least recently used evicted). Each "
@@ -611,6 +638,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
       "retired)",
       "ef developers");
   add_pad_templates(element_class, kSinkCaps, kSrcCaps);
+  element_class->change_state = gst_ef_vk_bridge_change_state;
 
   trans_class->transform_caps = gst_ef_vk_bridge_transform_caps;
   trans_class->set_caps = gst_ef_vk_bridge_set_caps;
