@@ -16,7 +16,9 @@
 #include <vector>
 
 #include <gst/check/gstcheck.h>
+#include <malloc.h>
 #include <gst/check/gstharness.h>
+#include <gst/allocators/allocators.h>
 #include <gst/ef/gstef.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -832,6 +834,69 @@ GST_START_TEST(test_fresh_memories_bounded) {
 }
 GST_END_TEST;
 
+namespace {
+
+std::atomic<int> live_wrappers{0};
+
+GstBuffer *ring_wrapper(GstAllocator *allocator, int fd, const GstVideoInfo &info) {
+  GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+  ++live_wrappers;
+  gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), g_quark_from_static_string("ef-test-live"),
+                            &live_wrappers, [](gpointer) { --live_wrappers; });
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return buffer;
+}
+
+size_t heap_in_use() {
+  return mallinfo2().uordblks;
+}
+
+}  // namespace
+
+// GstFdAllocator wrappers made afresh per frame (DONT_CLOSE) over a ring of
+// four memfds: four imports, every later frame a hit, and nothing kept per
+// frame: every wrapper is freed, the heap in use stays flat, and the element
+// going to NULL leaves no wrapper behind.
+GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = into_bridge(info);
+  g_object_set(h->element, "release-timeout", 0u, nullptr);
+  GstAllocator *allocator = gst_fd_allocator_new();
+  std::vector<int> fds;
+  for (int i = 0; i < 4; ++i) {
+    fds.push_back(make_memfd("ef-vk-ring", info.size));
+    write_frame_to_fd(fds.back(), info, i + 1);
+  }
+  constexpr size_t kFrames = 10000, kWarmUp = 1000;
+  size_t heap_warm = 0;
+  for (size_t n = 0; n < kFrames; ++n) {
+    if (n == kWarmUp)
+      heap_warm = heap_in_use();
+    fail_unless_equals_int(gst_harness_push(h, ring_wrapper(allocator, fds[n % 4], info)),
+                           GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  // Frames still held go back at their (zero) timeout.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (live_wrappers.load() > 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const size_t heap_end = heap_in_use();
+  fail_unless_equals_int(live_wrappers.load(), 0);
+  fail_unless_equals_uint64(stat(h->element, "imports"), 4);
+  fail_unless_equals_uint64(stat(h->element, "hits"), kFrames - 4);
+  // The issue this guards against kept about 1 KiB a frame.
+  const long grown = long(heap_end) - long(heap_warm);
+  fail_unless(grown < 128 * 1024, "heap in use grew by %ld bytes over %zu frames", grown,
+              kFrames - kWarmUp);
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+  gst_object_unref(allocator);
+  for (int fd : fds)
+    close(fd);
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -867,6 +932,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_restart_same_pipeline);
   tcase_add_test(tc, test_bad_context_refused);
   tcase_add_test(tc, test_fresh_memories_bounded);
+  tcase_add_test(tc, test_fd_wrappers_over_a_ring_flat);
   suite_add_tcase(s, tc);
   return s;
 }
