@@ -855,13 +855,24 @@ size_t heap_in_use() {
 }  // namespace
 
 // GstFdAllocator wrappers made afresh per frame (DONT_CLOSE) over a ring of
-// four memfds: four imports, every later frame a hit, and nothing kept per
-// frame: every wrapper is freed, the heap in use stays flat, and the element
-// going to NULL leaves no wrapper behind.
+// four memfds, pushed back to back through appsrc: four imports, every later
+// frame a hit, and nothing kept per frame. Frames the bridge holds are
+// bounded (the appsrc queue, max-held and a few in flight), the heap in use
+// stays flat, and every wrapper is freed at NULL.
 GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
   GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
-  GstHarness *h = into_bridge(info);
-  g_object_set(h->element, "release-timeout", 0u, nullptr);
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time block=true max-buffers=4 ! efvkbridge name=bridge "
+      "release-timeout=0 ! fakesink sync=false",
+      &error);
+  fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+  GstCaps *caps = caps_for(info);
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
   GstAllocator *allocator = gst_fd_allocator_new();
   std::vector<int> fds;
   for (int i = 0; i < 4; ++i) {
@@ -870,27 +881,42 @@ GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
   }
   constexpr size_t kFrames = 10000, kWarmUp = 1000;
   size_t heap_warm = 0;
+  int most_live = 0;
   for (size_t n = 0; n < kFrames; ++n) {
     if (n == kWarmUp)
       heap_warm = heap_in_use();
-    fail_unless_equals_int(gst_harness_push(h, ring_wrapper(allocator, fds[n % 4], info)),
-                           GST_FLOW_OK);
-    gst_buffer_unref(gst_harness_pull(h));
+    GstBuffer *frame = ring_wrapper(allocator, fds[n % 4], info);
+    GST_BUFFER_PTS(frame) = n * GST_MSECOND;
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    g_signal_emit_by_name(src, "push-buffer", frame, &ret);
+    gst_buffer_unref(frame);
+    fail_unless_equals_int(ret, GST_FLOW_OK);
+    most_live = std::max(most_live, live_wrappers.load());
   }
-  // Frames still held go back at their (zero) timeout.
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (live_wrappers.load() > 0 && std::chrono::steady_clock::now() < end)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  g_signal_emit_by_name(src, "end-of-stream", &ret);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless(m != nullptr && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "no EOS");
+  gst_message_unref(m);
+  gst_object_unref(bus);
   const size_t heap_end = heap_in_use();
-  fail_unless_equals_int(live_wrappers.load(), 0);
-  fail_unless_equals_uint64(stat(h->element, "imports"), 4);
-  fail_unless_equals_uint64(stat(h->element, "hits"), kFrames - 4);
-  // The issue this guards against kept about 1 KiB a frame.
+  fail_unless_equals_uint64(stat(bridge, "imports"), 4);
+  fail_unless_equals_uint64(stat(bridge, "hits"), kFrames - 4);
+  fail_unless_equals_uint64(stat(bridge, "validation-messages"), 0);
+  guint max_held = 0;
+  g_object_get(bridge, "max-held", &max_held, nullptr);
+  fail_unless(most_live <= int(max_held) + 4 + 4, "%d wrappers alive at once (max-held %u)",
+              most_live, max_held);
+  // A backlog of held frames costs about 1 KiB each.
   const long grown = long(heap_end) - long(heap_warm);
   fail_unless(grown < 128 * 1024, "heap in use grew by %ld bytes over %zu frames", grown,
               kFrames - kWarmUp);
-  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
-  gst_harness_teardown(h);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  fail_unless_equals_int(live_wrappers.load(), 0);
+  for (GstElement *e : {src, bridge, pipeline})
+    gst_object_unref(e);
   gst_object_unref(allocator);
   for (int fd : fds)
     close(fd);
