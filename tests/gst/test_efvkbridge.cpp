@@ -571,12 +571,24 @@ GST_END_TEST;
 
 namespace {
 
-GstElement *restart_pipeline(const GstVideoInfo &info) {
+// Ends the stream at `src` and waits for EOS (false on an error or after 30 s).
+bool end_stream(GstElement *pipeline, GstElement *src) {
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  g_signal_emit_by_name(src, "end-of-stream", &ret);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const bool eos = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+  if (m)
+    gst_message_unref(m);
+  gst_object_unref(bus);
+  return eos;
+}
+
+// `description` with an appsrc named "src", which is given caps of `info`.
+GstElement *appsrc_pipeline(const char *description, const GstVideoInfo &info) {
   GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch(
-      "appsrc name=src format=time ! efvkbridge name=bridge release-timeout=50 ! "
-      "fakesink name=sink signal-handoffs=true sync=false",
-      &error);
+  GstElement *pipeline = gst_parse_launch(description, &error);
   fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
   GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
   GstCaps *caps = caps_for(info);
@@ -631,15 +643,7 @@ void run_once(GstElement *pipeline, const GstVideoInfo &info, uint32_t first_see
     g_signal_emit_by_name(src, "push-buffer", memfd_frame(info, seed), &ret);
     fail_unless_equals_int(ret, GST_FLOW_OK);
   }
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  g_signal_emit_by_name(src, "end-of-stream", &ret);
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *m = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND,
-                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless(m != nullptr && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "run of seed %u: no EOS",
-              first_seed);
-  gst_message_unref(m);
-  gst_object_unref(bus);
+  fail_unless(end_stream(pipeline, src), "run of seed %u: no EOS", first_seed);
   g_signal_handler_disconnect(sink, id);
   fail_unless(run.problems.empty(), "run of seed %u: %s", first_seed, run.problems.c_str());
   fail_unless_equals_int(run.frames, 3);
@@ -657,7 +661,10 @@ void run_once(GstElement *pipeline, const GstVideoInfo &info, uint32_t first_see
 // announced; its device is gone, so it is skipped, never used.
 GST_START_TEST(test_restart_same_pipeline) {
   GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 66, 34);
-  GstElement *pipeline = restart_pipeline(info);
+  GstElement *pipeline = appsrc_pipeline(
+      "appsrc name=src format=time ! efvkbridge name=bridge release-timeout=50 ! "
+      "fakesink name=sink signal-handoffs=true sync=false",
+      info);
   for (uint32_t run = 0; run < 6; ++run) {
     run_once(pipeline, info, 10 * run + 1);
     const GstState between = run % 2 ? GST_STATE_READY : GST_STATE_NULL;
@@ -861,17 +868,12 @@ size_t heap_in_use() {
 // stays flat, and every wrapper is freed at NULL.
 GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
   GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch(
+  GstElement *pipeline = appsrc_pipeline(
       "appsrc name=src format=time block=true max-buffers=4 ! efvkbridge name=bridge "
       "release-timeout=0 ! fakesink sync=false",
-      &error);
-  fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
+      info);
   GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
   GstElement *bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
-  GstCaps *caps = caps_for(info);
-  g_object_set(src, "caps", caps, nullptr);
-  gst_caps_unref(caps);
   fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
   GstAllocator *allocator = gst_fd_allocator_new();
   std::vector<int> fds;
@@ -893,14 +895,7 @@ GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
     fail_unless_equals_int(ret, GST_FLOW_OK);
     most_live = std::max(most_live, live_wrappers.load());
   }
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  g_signal_emit_by_name(src, "end-of-stream", &ret);
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *m = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
-                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  fail_unless(m != nullptr && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS, "no EOS");
-  gst_message_unref(m);
-  gst_object_unref(bus);
+  fail_unless(end_stream(pipeline, src), "no EOS");
   const size_t heap_end = heap_in_use();
   fail_unless_equals_uint64(stat(bridge, "imports"), 4);
   fail_unless_equals_uint64(stat(bridge, "hits"), kFrames - 4);
