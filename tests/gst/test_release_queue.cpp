@@ -116,15 +116,16 @@ GST_START_TEST(test_room_at_the_bound) {
     queue.hold(frames.back(), SlotRelease(gate, i + 1), i, 10s);
   }
   fail_if(queue.wait_for_room(0), "0 is no bound");
-  std::atomic<bool> room{false};
+  std::atomic<bool> room{false}, waited{false};
   std::thread producer([&] {
-    fail_unless(queue.wait_for_room(3));
+    waited = queue.wait_for_room(3);
     room = true;
   });
   std::this_thread::sleep_for(100ms);
   fail_if(room.load(), "room at the bound with nothing released");
   SlotRelease(gate, 1).arm();  // the oldest goes back
   producer.join();
+  fail_unless(waited.load(), "no wait at the bound");
   fail_unless(released_within(frames[0], 1000ms));
   fail_unless_equals_int(queue.held(), 2);
   queue.hold(frames[0], SlotRelease(gate, 4), 3, 10s);
