@@ -6,15 +6,19 @@
 // images), the resulting VkImages out of Vulkan again (GPU copy into memfds),
 // compared byte for byte with what was written.
 // The C++ headers first: gstcheck.h defines a macro named fail().
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gst/check/gstcheck.h>
+#include <malloc.h>
 #include <gst/check/gstharness.h>
+#include <gst/allocators/allocators.h>
 #include <gst/ef/gstef.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -567,6 +571,355 @@ GST_END_TEST;
 
 namespace {
 
+// Ends the stream at `src` and waits for EOS (false on an error or after 30 s).
+bool end_stream(GstElement *pipeline, GstElement *src) {
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  g_signal_emit_by_name(src, "end-of-stream", &ret);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *m = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const bool eos = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+  if (m)
+    gst_message_unref(m);
+  gst_object_unref(bus);
+  return eos;
+}
+
+// `description` with an appsrc named "src", which is given caps of `info`.
+GstElement *appsrc_pipeline(const char *description, const GstVideoInfo &info) {
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &error);
+  fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstCaps *caps = caps_for(info);
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  gst_object_unref(src);
+  return pipeline;
+}
+
+// What one run saw, checked on the streaming thread: each frame's VkImages
+// copied out again by a second bridge on the same device.
+struct RunCheck {
+  GstVideoInfo info{};
+  GstElement *bridge = nullptr;
+  GstHarness *out = nullptr;
+  uint32_t next_seed = 0;
+  uint32_t frames = 0;
+  std::string problems;
+};
+
+void check_handoff(GstElement *, GstBuffer *buffer, GstPad *, gpointer data) {
+  auto *run = static_cast<RunCheck *>(data);
+  const uint32_t seed = run->next_seed++;
+  ++run->frames;
+  GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(buffer);
+  if (!meta) {
+    run->problems += "frame " + std::to_string(seed) + " has no meta; ";
+    return;
+  }
+  if (!run->out)
+    run->out = out_bridge(run->info, run->bridge);
+  if (gst_harness_push(run->out, image_buffer(meta)) != GST_FLOW_OK) {
+    run->problems += "frame " + std::to_string(seed) + " not copied out; ";
+    return;
+  }
+  std::string why = pull_string(run->out, run->info, seed);
+  if (!why.empty())
+    run->problems += "frame " + std::to_string(seed) + ": " + why + "; ";
+}
+
+void run_once(GstElement *pipeline, const GstVideoInfo &info, uint32_t first_seed) {
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  RunCheck run;
+  run.info = info;
+  run.bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+  run.next_seed = first_seed;
+  const gulong id = g_signal_connect(sink, "handoff", G_CALLBACK(check_handoff), &run);
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+  for (uint32_t seed = first_seed; seed < first_seed + 3; ++seed) {
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    g_signal_emit_by_name(src, "push-buffer", memfd_frame(info, seed), &ret);
+    fail_unless_equals_int(ret, GST_FLOW_OK);
+  }
+  fail_unless(end_stream(pipeline, src), "run of seed %u: no EOS", first_seed);
+  g_signal_handler_disconnect(sink, id);
+  fail_unless(run.problems.empty(), "run of seed %u: %s", first_seed, run.problems.c_str());
+  fail_unless_equals_int(run.frames, 3);
+  fail_unless_equals_uint64(stat(run.bridge, "validation-messages"), 0);
+  if (run.out)
+    gst_harness_teardown(run.out);
+  for (GstElement *e : {src, sink, run.bridge})
+    gst_object_unref(e);
+}
+
+}  // namespace
+
+// The same pipeline started again, through NULL and through READY: each run
+// opens a device of its own. The pipeline remembers the context the last run
+// announced; its device is gone, so it is skipped, never used.
+GST_START_TEST(test_restart_same_pipeline) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 66, 34);
+  GstElement *pipeline = appsrc_pipeline(
+      "appsrc name=src format=time ! efvkbridge name=bridge release-timeout=50 ! "
+      "fakesink name=sink signal-handoffs=true sync=false",
+      info);
+  for (uint32_t run = 0; run < 6; ++run) {
+    run_once(pipeline, info, 10 * run + 1);
+    const GstState between = run % 2 ? GST_STATE_READY : GST_STATE_NULL;
+    fail_unless_equals_int(gst_element_set_state(pipeline, between), GST_STATE_CHANGE_SUCCESS);
+    GstElement *bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+    GstContext *stale = gst_element_get_context(bridge, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+    fail_unless(stale == nullptr, "the element kept the context of a device it destroyed");
+    gst_object_unref(bridge);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+namespace {
+
+// Sets `context` on a new bridge and expects its caps to fail with `expected`.
+void expect_context_refused(GstContext *context, const char *expected) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = gst_harness_new("efvkbridge");
+  GstBus *bus = attach_bus(h);
+  gst_element_set_context(h->element, context);
+  GstCaps *caps = caps_for(info);
+  GstCaps *out = gst_caps_copy(caps);
+  gst_caps_set_features(out, 0, gst_caps_features_new(GST_CAPS_FEATURE_META_EF_VK_IMAGE, nullptr));
+  gst_harness_set_caps(h, caps, out);
+  fail_if(gst_harness_push(h, memfd_frame(info, 1)) == GST_FLOW_OK, "%s accepted", expected);
+  std::string error = pop_error(bus);
+  fail_unless(error.find(expected) != std::string::npos, "error \"%s\" lacks \"%s\"", error.c_str(),
+              expected);
+  gst_harness_teardown(h);
+  gst_object_unref(bus);
+}
+
+}  // namespace
+
+// A context naming a device that was destroyed, or a physical device not of
+// its instance, is refused with an error; neither is dereferenced.
+GST_START_TEST(test_bad_context_refused) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *maker = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  fail_unless_equals_int(gst_harness_push(maker, memfd_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(maker));
+  GstContext *live = gst_element_get_context(maker->element, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+  fail_unless(live != nullptr);
+
+  // The physical device of another instance.
+  VkInstanceCreateInfo ici{};
+  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  VkInstance other = VK_NULL_HANDLE;
+  fail_unless_equals_int(vkCreateInstance(&ici, nullptr, &other), VK_SUCCESS);
+  uint32_t n = 1;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  vkEnumeratePhysicalDevices(other, &n, &physical);
+  GstEfVulkanDevice shared{};
+  fail_unless(gst_ef_vulkan_device_context_get(live, &shared));
+  shared.physical_device = physical;
+  GstContext *mismatched = gst_ef_vulkan_device_context_new(&shared);
+  expect_context_refused(mismatched, "not one of its instance's");
+  gst_context_unref(mismatched);
+  fail_unless_equals_int(gst_ef_vulkan_device_context_get(live, &shared), TRUE);
+  shared.queue_index = 7;
+  GstContext *no_queue = gst_ef_vulkan_device_context_new(&shared);
+  expect_context_refused(no_queue, "does not exist");
+  gst_context_unref(no_queue);
+  vkDestroyInstance(other, nullptr);
+
+  // The first bridge stops: its device goes, the context it announced is stale.
+  gst_harness_teardown(maker);
+  expect_context_refused(live, "destroyed");
+  gst_context_unref(live);
+}
+GST_END_TEST;
+
+namespace {
+
+int open_fds() {
+  int n = 0;
+  GDir *dir = g_dir_open("/proc/self/fd", 0, nullptr);
+  while (dir && g_dir_read_name(dir))
+    ++n;
+  if (dir)
+    g_dir_close(dir);
+  return n;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// When each frame was handed back (its last reference dropped), by number.
+struct Releases {
+  std::mutex lock;
+  std::vector<Clock::time_point> pushed;
+  std::vector<Clock::time_point> released;
+};
+struct Released {
+  Releases *all;
+  size_t number;
+};
+void on_released(gpointer data, GstMiniObject *) {
+  auto *r = static_cast<Released *>(data);
+  std::lock_guard l(r->all->lock);
+  r->all->released[r->number] = Clock::now();
+  delete r;
+}
+
+}  // namespace
+
+// A producer that makes a new memfd per frame and pushes back to back, to a
+// consumer that never arms: the frames held are bounded by max-held (the
+// streaming thread waits for the oldest), so open fds stay flat, and each
+// frame goes back within release-timeout and a small margin.
+GST_START_TEST(test_fresh_memories_bounded) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  constexpr guint kTimeoutMs = 40;
+  constexpr size_t kFrames = 2000;
+  g_object_set(h->element, "release-timeout", kTimeoutMs, nullptr);
+  Releases r;
+  r.pushed.resize(kFrames);
+  r.released.resize(kFrames);
+  // Open fds: the most seen in each half (after a warm-up, while the cache
+  // fills); growth that does not flatten shows in the second half.
+  int most_fds[2] = {0, 0};
+  const int fds_before = open_fds();
+  for (size_t n = 0; n < kFrames; ++n) {
+    GstBuffer *frame = memfd_frame(info, uint32_t(n));
+    gst_mini_object_weak_ref(GST_MINI_OBJECT(frame), on_released, new Released{&r, n});
+    fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_OK);
+    {
+      std::lock_guard l(r.lock);
+      r.pushed[n] = Clock::now();
+    }
+    gst_buffer_unref(gst_harness_pull(h));
+    if (n >= 200) {
+      int &most = most_fds[n < (kFrames + 200) / 2 ? 0 : 1];
+      most = std::max(most, open_fds());
+    }
+  }
+  guint max_held = 0, capacity = 0;
+  g_object_get(h->element, "max-held", &max_held, "cache-capacity", &capacity, nullptr);
+  fail_unless(stat(h->element, "held-peak") <= max_held,
+              "%" G_GUINT64_FORMAT " frames held, max %u", stat(h->element, "held-peak"), max_held);
+  fail_unless(stat(h->element, "held-waits") > 0, "the bound was never reached: no test");
+  // A held frame pins its memfd and its import's fd; a cached import its
+  // fd and the retained one.
+  const int bound = fds_before + 2 * int(max_held + capacity) + 8;
+  fail_unless(std::max(most_fds[0], most_fds[1]) <= bound, "open fds %d, %d (from %d; bound %d)",
+              most_fds[0], most_fds[1], fds_before, bound);
+  fail_unless(most_fds[1] <= most_fds[0] + 4, "open fds grew from %d to %d over %zu frames",
+              most_fds[0], most_fds[1], kFrames);
+  // Every frame goes back once its timeout is over.
+  const auto end = Clock::now() + std::chrono::seconds(5);
+  while (stat(h->element, "gate-timeouts") < kFrames && Clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  fail_unless_equals_uint64(stat(h->element, "gate-timeouts"), kFrames);
+  std::vector<double> held_ms;
+  {
+    std::lock_guard l(r.lock);
+    for (size_t n = 0; n < kFrames; ++n) {
+      fail_if(r.released[n] == Clock::time_point{}, "frame %zu never released", n);
+      held_ms.push_back(
+          std::chrono::duration<double, std::milli>(r.released[n] - r.pushed[n]).count());
+    }
+  }
+  std::sort(held_ms.begin(), held_ms.end());
+  // The margin is for wake-up latency on a loaded machine; a hold queued
+  // behind an unbounded backlog is late by the whole backlog.
+  const double p90 = held_ms[kFrames * 9 / 10], longest = held_ms.back();
+  fail_unless(p90 < kTimeoutMs + 20 && longest < kTimeoutMs + 100,
+              "holds: 90%% within %.1f ms, longest %.1f ms, with release-timeout=%u", p90, longest,
+              kTimeoutMs);
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+namespace {
+
+std::atomic<int> live_wrappers{0};
+
+GstBuffer *ring_wrapper(GstAllocator *allocator, int fd, const GstVideoInfo &info) {
+  GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+  ++live_wrappers;
+  gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), g_quark_from_static_string("ef-test-live"),
+                            &live_wrappers, [](gpointer) { --live_wrappers; });
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return buffer;
+}
+
+size_t heap_in_use() {
+  return mallinfo2().uordblks;
+}
+
+}  // namespace
+
+// GstFdAllocator wrappers made afresh per frame (DONT_CLOSE) over a ring of
+// four memfds, pushed back to back through appsrc: four imports, every later
+// frame a hit, and nothing kept per frame. Frames the bridge holds are
+// bounded (the appsrc queue, max-held and a few in flight), the heap in use
+// stays flat, and every wrapper is freed at NULL.
+GST_START_TEST(test_fd_wrappers_over_a_ring_flat) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstElement *pipeline = appsrc_pipeline(
+      "appsrc name=src format=time block=true max-buffers=4 ! efvkbridge name=bridge "
+      "release-timeout=0 ! fakesink sync=false",
+      info);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *bridge = gst_bin_get_by_name(GST_BIN(pipeline), "bridge");
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+  GstAllocator *allocator = gst_fd_allocator_new();
+  std::vector<int> fds;
+  for (int i = 0; i < 4; ++i) {
+    fds.push_back(make_memfd("ef-vk-ring", info.size));
+    write_frame_to_fd(fds.back(), info, i + 1);
+  }
+  constexpr size_t kFrames = 10000, kWarmUp = 1000;
+  size_t heap_warm = 0;
+  int most_live = 0;
+  for (size_t n = 0; n < kFrames; ++n) {
+    if (n == kWarmUp)
+      heap_warm = heap_in_use();
+    GstBuffer *frame = ring_wrapper(allocator, fds[n % 4], info);
+    GST_BUFFER_PTS(frame) = n * GST_MSECOND;
+    GstFlowReturn ret = GST_FLOW_ERROR;
+    g_signal_emit_by_name(src, "push-buffer", frame, &ret);
+    gst_buffer_unref(frame);
+    fail_unless_equals_int(ret, GST_FLOW_OK);
+    most_live = std::max(most_live, live_wrappers.load());
+  }
+  fail_unless(end_stream(pipeline, src), "no EOS");
+  const size_t heap_end = heap_in_use();
+  fail_unless_equals_uint64(stat(bridge, "imports"), 4);
+  fail_unless_equals_uint64(stat(bridge, "hits"), kFrames - 4);
+  fail_unless_equals_uint64(stat(bridge, "validation-messages"), 0);
+  guint max_held = 0;
+  g_object_get(bridge, "max-held", &max_held, nullptr);
+  fail_unless(most_live <= int(max_held) + 4 + 4, "%d wrappers alive at once (max-held %u)",
+              most_live, max_held);
+  // A backlog of held frames costs about 1 KiB each.
+  const long grown = long(heap_end) - long(heap_warm);
+  fail_unless(grown < 128 * 1024, "heap in use grew by %ld bytes over %zu frames", grown,
+              kFrames - kWarmUp);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  fail_unless_equals_int(live_wrappers.load(), 0);
+  for (GstElement *e : {src, bridge, pipeline})
+    gst_object_unref(e);
+  gst_object_unref(allocator);
+  for (int fd : fds)
+    close(fd);
+}
+GST_END_TEST;
+
+namespace {
+
 // Into Vulkan: `n_bad` truncated frames under max-errors, then a good frame
 // that must come out with its images and its bytes.
 void into_max_errors(gint max_errors, int n_bad) {
@@ -694,6 +1047,10 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_max_errors_out_of_vulkan);
   tcase_add_test(tc, test_size_beyond_vulkan_limit);
   tcase_add_test(tc, test_caps_carry_vulkan_limit);
+  tcase_add_test(tc, test_restart_same_pipeline);
+  tcase_add_test(tc, test_bad_context_refused);
+  tcase_add_test(tc, test_fresh_memories_bounded);
+  tcase_add_test(tc, test_fd_wrappers_over_a_ring_flat);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -41,6 +41,8 @@ enum BridgeCounter : guint {
   kDstMisses,
   kValidationMessages,
   kDropped,
+  kHeldPeak,
+  kHeldWaits,
   kBridgeCounterCount,
 };
 
@@ -60,15 +62,23 @@ inline constexpr std::array<CounterSpec, kBridgeCounterCount> kBridgeCounters = 
     {"dst-misses", "Output buffers imported as a VkBuffer anew"},
     {"validation-messages", "Vulkan validation warnings and errors on the bridge's own device"},
     {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
+    {"held-peak", "Most input frames held at once for their slot-release gates (at most max-held)"},
+    {"held-waits", "Input frames that waited for a held frame to go back (max-held reached)"},
 }};
 
 enum class Direction { None, IntoVulkan, OutOfVulkan };
+
+// Frames held for their gates at most, by default: a producer that makes a
+// new memory per frame has no pool to bound it, and each held frame pins
+// its memory (an fd) until released.
+inline constexpr guint kDefaultMaxHeld = 16;
 
 // Written by the application thread (properties), read when streaming.
 struct BridgeSettings {
   int device_index = -1;
   std::optional<DeviceUuid> device_uuid;
   guint release_timeout_ms = 1000;
+  guint max_held = kDefaultMaxHeld;
   guint cache_capacity = default_cache_capacity();
 };
 
@@ -98,9 +108,18 @@ struct BridgeState {
   void count(BridgeCounter c, uint64_t n = 1) {
     counters[c].fetch_add(n, std::memory_order_relaxed);
   }
+  void raise(BridgeCounter c, uint64_t value) {
+    uint64_t seen = counters[c].load(std::memory_order_relaxed);
+    while (seen < value && !counters[c].compare_exchange_weak(seen, value))
+      ;
+  }
   std::chrono::nanoseconds release_timeout() {
     std::lock_guard l(lock);
     return std::chrono::milliseconds(settings.release_timeout_ms);
+  }
+  guint max_held() {
+    std::lock_guard l(lock);
+    return settings.max_held;
   }
 };
 

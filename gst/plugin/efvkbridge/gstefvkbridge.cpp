@@ -15,6 +15,7 @@
 #include "bridge_state.hpp"
 #include "common/caps_filter.hpp"
 #include "common/size_limits.hpp"
+#include "device_context.hpp"
 #include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
@@ -45,7 +46,8 @@ constexpr guint PROP_RELEASE_TIMEOUT = 3;
 constexpr guint PROP_CACHE_CAPACITY = 4;
 constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
-constexpr guint PROP_FIRST_COUNTER = 7;  // then one per counter, then "stats"
+constexpr guint PROP_MAX_HELD = 7;
+constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kBridgeCounterCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
@@ -166,61 +168,90 @@ std::optional<DeviceUuid> parse_uuid(const char *text) {
   return uuid;
 }
 
-// Adopts the application's device from a context (set_context, or the
-// answer to a NEED_CONTEXT message or a context query).
-bool adopt_context(GstEfVkBridge *self, GstContext *context) {
-  GstEfVulkanDevice shared;
-  if (!gst_ef_vulkan_device_context_get(context, &shared))
-    return false;
-  BridgeState &s = state_of(self);
-  auto device = vk::Device::borrow(shared);
+enum class Adopted { Yes, Skipped, Refused };
+
+// A context set on the element names the device the application wants: one
+// that cannot be used is an error. An answer to the bridge's own request
+// (a neighbour's, or a pipeline's that remembered it from an earlier run)
+// whose device is gone is skipped, and the search goes on.
+Adopted adopt_context(GstEfVkBridge *self, GstContext *context, bool answer) {
+  auto device = device_from_context(context);
   if (!device) {
+    if (answer && device.error().code == ESTALE) {
+      GST_INFO_OBJECT(self, "skipping an ef.vulkan.device context: %s",
+                      device.error().message.c_str());
+      return Adopted::Skipped;
+    }
     GST_ELEMENT_ERROR(
         self, RESOURCE, SETTINGS,
-        ("The application's Vulkan device cannot be used: %s", device.error().message.c_str()),
+        ("The ef.vulkan.device context cannot be used: %s", device.error().message.c_str()),
         (nullptr));
-    return false;
+    return Adopted::Refused;
   }
+  BridgeState &s = state_of(self);
   std::lock_guard l(s.lock);
   s.device = *device;
-  GST_INFO_OBJECT(self, "using the application's Vulkan device \"%s\"", s.device->name().c_str());
-  return true;
+  GST_INFO_OBJECT(self, "using the Vulkan device \"%s\" of a context", s.device->name().c_str());
+  return Adopted::Yes;
 }
 
-bool query_neighbours(GstEfVkBridge *self, GstPadDirection direction) {
+Adopted query_neighbours(GstEfVkBridge *self, GstPadDirection direction) {
   GstQuery *query = gst_query_new_context(GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
   GstPad *pad = direction == GST_PAD_SRC ? GST_BASE_TRANSFORM_SRC_PAD(self)
                                          : GST_BASE_TRANSFORM_SINK_PAD(self);
-  bool found = false;
+  Adopted adopted = Adopted::Skipped;
   if (gst_pad_peer_query(pad, query)) {
     GstContext *context = nullptr;
     gst_query_parse_context(query, &context);
-    found = context && adopt_context(self, context);
+    if (context)
+      adopted = adopt_context(self, context, true);
   }
   gst_query_unref(query);
-  return found;
+  return adopted;
+}
+
+// The context of the element's type in its list (set by the application,
+// a bin, or an answer to NEED_CONTEXT), as gst_element_get_context() has it.
+Adopted adopt_listed_context(GstEfVkBridge *self, bool answer) {
+  GstContext *context =
+      gst_element_get_context(GST_ELEMENT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
+  if (!context)
+    return Adopted::Skipped;
+  Adopted adopted = adopt_context(self, context, answer);
+  gst_context_unref(context);
+  if (adopted == Adopted::Skipped)
+    forget_own_device_contexts(GST_ELEMENT(self));
+  return adopted;
+}
+
+bool have_device(BridgeState &s) {
+  std::lock_guard l(s.lock);
+  return s.device != nullptr;
 }
 
 // GstContext's usual order: a context already set, the neighbours, the
-// application (NEED_CONTEXT, answered synchronously by a bus handler), then
-// a device of the bridge's own, announced with HAVE_CONTEXT.
+// application (NEED_CONTEXT, answered synchronously by a bus handler or by
+// a bin), then a device of the bridge's own, announced with HAVE_CONTEXT.
 bool ensure_device(GstEfVkBridge *self) {
   BridgeState &s = state_of(self);
-  {
-    std::lock_guard l(s.lock);
-    if (s.device)
-      return true;
-  }
-  if (query_neighbours(self, GST_PAD_SRC) || query_neighbours(self, GST_PAD_SINK))
+  if (have_device(s))
     return true;
-  gst_element_post_message(
-      GST_ELEMENT(self),
-      gst_message_new_need_context(GST_OBJECT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE));
+  Adopted a = adopt_listed_context(self, false);
+  if (a == Adopted::Skipped)
+    a = query_neighbours(self, GST_PAD_SRC);
+  if (a == Adopted::Skipped)
+    a = query_neighbours(self, GST_PAD_SINK);
+  if (a == Adopted::Skipped) {
+    gst_element_post_message(
+        GST_ELEMENT(self),
+        gst_message_new_need_context(GST_OBJECT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE));
+    a = adopt_listed_context(self, true);
+  }
+  if (a != Adopted::Skipped)
+    return a == Adopted::Yes;
   vk::DeviceChoice choice;
   {
     std::lock_guard l(s.lock);
-    if (s.device)
-      return true;  // the application answered
     choice.index = s.settings.device_index;
     choice.uuid = s.settings.device_uuid;
   }
@@ -232,30 +263,16 @@ bool ensure_device(GstEfVkBridge *self) {
                       ("No usable Vulkan device: %s", device.error().message.c_str()), (nullptr));
     return false;
   }
-  GstEfVulkanDevice shared = (*device)->shared();
   {
     std::lock_guard l(s.lock);
     s.device = *device;
   }
   GST_INFO_OBJECT(self, "made its own Vulkan device \"%s\"", (*device)->name().c_str());
-  GstContext *context = gst_ef_vulkan_device_context_new(&shared);
+  GstContext *context = device_context_new(**device);
   gst_element_set_context(GST_ELEMENT(self), context);
   gst_element_post_message(GST_ELEMENT(self),
                            gst_message_new_have_context(GST_OBJECT(self), context));
   return true;
-}
-
-void gst_ef_vk_bridge_set_context(GstElement *element, GstContext *context) {
-  auto *self = GST_EF_VK_BRIDGE(element);
-  BridgeState &s = state_of(self);
-  bool have = false;
-  {
-    std::lock_guard l(s.lock);
-    have = s.device != nullptr;
-  }
-  if (!have && gst_context_has_context_type(context, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE))
-    adopt_context(self, context);
-  GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
 gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection direction,
@@ -270,8 +287,7 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
       device = s.device;
     }
     if (device && type && std::strcmp(type, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE) == 0) {
-      GstEfVulkanDevice shared = device->shared();
-      GstContext *context = gst_ef_vulkan_device_context_new(&shared);
+      GstContext *context = device_context_new(*device);
       gst_query_set_context(query, context);
       gst_context_unref(context);
       return TRUE;
@@ -467,8 +483,12 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   s.targets.clear();
   s.staging.reset();
   s.staging_buffer.reset();
-  std::lock_guard l(s.lock);
-  s.device.reset();
+  {
+    std::lock_guard l(s.lock);
+    s.device.reset();
+  }
+  // The device may go with it: so must the element's context naming it.
+  forget_own_device_contexts(GST_ELEMENT(trans));
   return TRUE;
 }
 
@@ -477,8 +497,10 @@ gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
     auto values = snapshot(s);
     post_stats_message(GST_ELEMENT(trans), "efvkbridge-stats", kBridgeCounters, values);
-  } else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP && s.held) {
-    s.held->release_all();
+  } else if ((GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START ||
+              GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) &&
+             s.held) {
+    s.held->release_all();  // at FLUSH_START also frees a streaming thread waiting for room
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
@@ -506,6 +528,9 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
     }
     case PROP_RELEASE_TIMEOUT:
       s.settings.release_timeout_ms = g_value_get_uint(value);
+      break;
+    case PROP_MAX_HELD:
+      s.settings.max_held = g_value_get_uint(value);
       break;
     case PROP_CACHE_CAPACITY:
       s.settings.cache_capacity = g_value_get_uint(value);
@@ -553,6 +578,9 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
     case PROP_RELEASE_TIMEOUT:
       g_value_set_uint(value, s.settings.release_timeout_ms);
       break;
+    case PROP_MAX_HELD:
+      g_value_set_uint(value, s.settings.max_held);
+      break;
     case PROP_CACHE_CAPACITY:
       g_value_set_uint(value, s.settings.cache_capacity);
       break;
@@ -566,6 +594,15 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
   }
+}
+
+// Pad deactivation waits for the streaming thread: one waiting for room
+// among the held frames must not keep it until release-timeout.
+GstStateChangeReturn gst_ef_vk_bridge_change_state(GstElement *element, GstStateChange transition) {
+  BridgeState &s = state_of(element);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && s.held)
+    s.held->release_all();
+  return GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
 }
 
 void gst_ef_vk_bridge_finalize(GObject *object) {
@@ -605,6 +642,15 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                         "slot-release gate; then a warning names the frame and it is released",
                         0, G_MAXUINT, 1000, GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
   g_object_class_install_property(
+      object_class, PROP_MAX_HELD,
+      g_param_spec_uint("max-held", "Max held",
+                        "Imported input frames held at most for their slot-release gates; at "
+                        "the bound the streaming thread waits until the oldest is released or "
+                        "times out (back-pressure on producers that make a new memory per "
+                        "frame). 0: no bound (a producer's pool bounds them)",
+                        0, G_MAXUINT, kDefaultMaxHeld,
+                        GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property(
       object_class, PROP_CACHE_CAPACITY,
       g_param_spec_uint("cache-capacity", "Cache capacity",
                         "Imports kept at most per direction (least recently used evicted). Each "
@@ -635,7 +681,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
       "retired)",
       "ef developers");
   add_pad_templates(element_class, kSinkCaps, kSrcCaps);
-  element_class->set_context = gst_ef_vk_bridge_set_context;
+  element_class->change_state = gst_ef_vk_bridge_change_state;
 
   trans_class->transform_caps = gst_ef_vk_bridge_transform_caps;
   trans_class->set_caps = gst_ef_vk_bridge_set_caps;

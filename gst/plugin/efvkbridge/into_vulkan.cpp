@@ -194,6 +194,9 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   // The output is the input frame itself (same memories) with the images'
   // meta; a GstBuffer copy only when someone else holds the input too.
   *out = gst_buffer_is_writable(in) ? in : gst_buffer_copy(in);
+  // Before the import: a frame waiting here pins nothing yet.
+  if (s.held->wait_for_room(s.max_held()))
+    s.count(kHeldWaits);
   auto import = import_frame(element, s, in, *layout);
   if (!import)
     return copy_frame(element, s, in, *out);
@@ -202,6 +205,7 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
                 import->path() == vk::ImportPath::DmaBuf ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
   // The producer's slot stays taken until the application is done with it.
   s.held->hold(in, release, number, s.release_timeout());
+  s.raise(kHeldPeak, s.held->held());
   std::lock_guard l(s.lock);
   s.last_path = vk::import_path_name(import->path());
   return GST_FLOW_OK;

@@ -18,6 +18,7 @@ ReleaseQueue::~ReleaseQueue() {
     stopping_ = true;
   }
   cv_.notify_all();
+  room_.notify_all();
   thread_.join();
   release_all();
 }
@@ -33,6 +34,15 @@ void ReleaseQueue::hold(GstBuffer *buffer, SlotRelease release, uint64_t number,
   cv_.notify_all();
 }
 
+bool ReleaseQueue::wait_for_room(size_t limit) {
+  std::unique_lock lock(mutex_);
+  auto room = [&] { return stopping_ || held_.size() + releasing_ < limit; };
+  if (limit == 0 || room())
+    return false;
+  room_.wait(lock, room);
+  return true;
+}
+
 void ReleaseQueue::release_all() {
   std::deque<Held> dropped;
   {
@@ -41,6 +51,7 @@ void ReleaseQueue::release_all() {
   }
   for (Held &h : dropped)
     gst_buffer_unref(h.buffer);
+  room_.notify_all();
 }
 
 size_t ReleaseQueue::held() const {
@@ -71,11 +82,14 @@ void ReleaseQueue::run() {
       continue;
     Held done = std::move(held_.front());
     held_.pop_front();
+    ++releasing_;  // counts until unreffed: what the frame pins is still there
     lock.unlock();
     if (late)
       on_timeout_(done.buffer, done.number);
     gst_buffer_unref(done.buffer);
     lock.lock();
+    --releasing_;
+    room_.notify_all();
   }
 }
 

@@ -35,6 +35,11 @@ class ReleaseQueue {
   // Takes a reference on `buffer` and drops it once `release` is armed.
   void hold(GstBuffer *buffer, SlotRelease release, uint64_t number,
             std::chrono::nanoseconds timeout);
+  // Back-pressure for producers that make a new memory per frame (no pool
+  // bounds them): blocks while `limit` frames or more are held (0: no
+  // limit) until the oldest goes back, armed or timed out, or until
+  // release_all(). Whether it had to wait.
+  bool wait_for_room(size_t limit);
   // Drops every held frame now (stop, flush).
   void release_all();
   size_t held() const;
@@ -51,7 +56,9 @@ class ReleaseQueue {
   TimeoutHandler on_timeout_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  std::condition_variable room_;  // a frame went back
   std::deque<Held> held_;
+  size_t releasing_ = 0;  // taken off held_, not yet unreffed
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -3,7 +3,9 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <vector>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
@@ -66,7 +68,50 @@ std::optional<uint32_t> transfer_queue_family(VkPhysicalDevice physical) {
   return std::nullopt;
 }
 
+// Own devices by serial, for contexts that name one.
+struct Registry {
+  std::mutex mutex;
+  uint64_t last = 0;
+  std::map<uint64_t, std::weak_ptr<Device>> devices;
+};
+
+Registry &registry() {
+  static Registry *r = new Registry();  // never destroyed: devices may outlive main()
+  return *r;
+}
+
+// What can be checked of an application's handles without trusting them
+// further: the physical device is its instance's, the queue exists. (A
+// destroyed instance cannot be told from a live one: the application keeps
+// its device alive while an element uses it, docs/VKBRIDGE.md.)
+Result<void> check_handles(VkInstance instance, VkPhysicalDevice physical,
+                           const GstEfVulkanDevice &shared) {
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> devices(n);
+  vkEnumeratePhysicalDevices(instance, &n, devices.data());
+  if (std::find(devices.begin(), devices.end(), physical) == devices.end())
+    return Error{EINVAL, "the context's physical device is not one of its instance's"};
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> props(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+  if (shared.queue_family >= families ||
+      shared.queue_index >= props[shared.queue_family].queueCount)
+    return Error{EINVAL, "the context's queue (family " + std::to_string(shared.queue_family) +
+                             ", index " + std::to_string(shared.queue_index) +
+                             ") does not exist on its physical device"};
+  return {};
+}
+
 }  // namespace
+
+std::shared_ptr<Device> Device::find(uint64_t serial) {
+  Registry &r = registry();
+  std::lock_guard l(r.mutex);
+  auto it = r.devices.find(serial);
+  return it == r.devices.end() ? nullptr : it->second.lock();
+}
 
 const char *result_text(VkResult r) {
   switch (r) {
@@ -203,6 +248,10 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceChoice &choice) {
     return vk_error("vkCreateDevice", r);
   if (auto done = d->finish_setup(); !done)
     return done.error();
+  Registry &r = registry();
+  std::lock_guard l(r.mutex);
+  d->serial_ = ++r.last;
+  r.devices[d->serial_] = d;
   return d;
 }
 
@@ -218,6 +267,8 @@ Result<std::shared_ptr<Device>> Device::borrow(const GstEfVulkanDevice &shared) 
   d->device_ = static_cast<VkDevice>(shared.device);
   d->queue_family_ = shared.queue_family;
   d->queue_index_ = shared.queue_index;
+  if (auto matched = check_handles(d->instance_, d->physical_, shared); !matched)
+    return matched.error();
   if (auto done = d->finish_setup(); !done)
     return done.error();
   DeviceUuid declared;
@@ -273,6 +324,11 @@ Result<void> Device::finish_setup() {
 }
 
 Device::~Device() {
+  if (serial_) {
+    Registry &r = registry();
+    std::lock_guard l(r.mutex);
+    r.devices.erase(serial_);
+  }
   if (device_) {
     // Every submission of ours was waited for; an application's device is
     // not ours to idle (vkDeviceWaitIdle would race its queue submissions).

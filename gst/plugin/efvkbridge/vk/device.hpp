@@ -73,6 +73,13 @@ class Device {
   // The device as a context for the application (own devices only).
   GstEfVulkanDevice shared() const;
 
+  // A device of a bridge's own has a serial, unique in the process, that
+  // its contexts carry (0 for a borrowed device). find() answers the device
+  // while some element still uses it, nullptr once it was destroyed: a
+  // context outliving its device is recognised, never dereferenced.
+  uint64_t serial() const { return serial_; }
+  static std::shared_ptr<Device> find(uint64_t serial);
+
   // Validation-layer warnings and errors seen by the bridge's own messenger.
   uint64_t validation_messages() const { return validation_messages_.load(); }
 
@@ -85,6 +92,7 @@ class Device {
                                        void *user);
 
   bool owned_ = false;
+  uint64_t serial_ = 0;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
