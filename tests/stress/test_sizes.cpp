@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <gst/check/gstcheck.h>
 #include <gst/ef/gstef.h>
 
 #include "content.hpp"
