@@ -17,12 +17,12 @@ std::vector<Chain> all_chains() {
   const std::string rgb_out = " ! video/x-raw,format=RGB,width=64,height=48";
   return {
       {"efupload", "efupload name=e ! video/x-raw(memory:GLMemory) ! gldownload ! video/x-raw",
-       true, true, false, nv12},
+       true, true, false, nv12, "misses", "hits"},
       {"efconvert-cpu", "efconvert name=e backend=cpu letterbox=false" + rgb_out, false, false,
-       false, nv12},
+       false, nv12, "src-misses", "src-hits"},
       {"efconvert-gl", "efconvert name=e backend=gl letterbox=false" + rgb_out, false, true, false,
-       nv12},
-      {"efvkbridge", "efvkbridge name=e", true, false, true, rgba},
+       nv12, "src-misses", "src-hits"},
+      {"efvkbridge", "efvkbridge name=e", true, false, true, rgba, "misses", "hits"},
   };
 }
 

@@ -21,6 +21,8 @@ struct Chain {
   bool exact;          // output bytes equal the input's (else GstVideoConverter's)
   bool gl, vulkan;     // what the machine needs for it
   GstVideoInfo in;     // input format and size
+  // The element's counters of input cache misses and hits.
+  const char *misses, *hits;
 };
 
 // Every chain whose GL or Vulkan this machine has; the others are reported

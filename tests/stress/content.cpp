@@ -3,6 +3,8 @@
 
 #include <gst/allocators/allocators.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "frames.hpp"
@@ -92,6 +94,23 @@ GstBuffer *ramp_frame(const GstVideoInfo &info, Memory memory, uint32_t phase) {
   gst_video_frame_unmap(&src);
   gst_buffer_unref(rgba);
   return out;
+}
+
+GstBuffer *ramp_frame_in_fd(int fd, const GstVideoInfo &info, uint32_t phase) {
+  GstBuffer *bytes = ramp_frame(info, Memory::System, phase);
+  GstMapInfo map;
+  gst_buffer_map(bytes, &map, GST_MAP_READ);
+  const ssize_t written = pwrite(fd, map.data, map.size, 0);
+  gst_buffer_unmap(bytes, &map);
+  gst_buffer_unref(bytes);
+  if (written != ssize_t(info.size))
+    fail_case("cannot write a frame into a ring memfd");
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
+  gst_object_unref(alloc);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return with_meta(buffer, info);
 }
 
 GstBuffer *reference(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out) {

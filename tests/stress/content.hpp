@@ -20,6 +20,11 @@ enum class Memory {
 // strides and offsets honoured, described by a GstVideoMeta).
 GstBuffer *ramp_frame(const GstVideoInfo &info, Memory memory, uint32_t phase);
 
+// The same frame written into `fd` (a slot of an application's ring) and
+// wrapped in a new GstFdMemory that leaves the fd open (DONT_CLOSE), as an
+// application re-wrapping its ring every frame does.
+GstBuffer *ramp_frame_in_fd(int fd, const GstVideoInfo &info, uint32_t phase);
+
 // `in` converted and scaled to `out` by GstVideoConverter (linear filters):
 // what a correct converter gives, to within filter differences.
 GstBuffer *reference(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out);
