@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include <gst/check/gstcheck.h>
+#include <gst/gl/gl.h>
 
 namespace ef::stress {
 
@@ -301,6 +302,21 @@ std::string Pipeline::errors() const {
     all += std::string(m.type == GST_MESSAGE_ERROR ? "ERROR " : "WARNING ") + m.source + ": " +
            m.text + "\n";
   return all;
+}
+
+bool Pipeline::has_error() const {
+  for (const BusMessage &m : messages_)
+    if (m.type == GST_MESSAGE_ERROR)
+      return true;
+  return false;
+}
+
+void Pipeline::share_gl_display() {
+  static GstGLDisplay *display = gst_gl_display_new();
+  GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
+  gst_context_set_gl_display(context, display);
+  gst_element_set_context(pipeline_, context);
+  gst_context_unref(context);
 }
 
 bool has_property(gpointer object, const char *name) {

@@ -74,6 +74,11 @@ class Pipeline {
   const BusMessage *wait_error_or_warning(int timeout_ms);
   const std::vector<BusMessage> &messages() const { return messages_; }
   std::string errors() const;  // the text of every error and warning, "" if none
+  bool has_error() const;      // an ERROR among messages()
+  // Gives the pipeline the process's one GstGLDisplay, as an application
+  // making pipelines one after another does (GstGL keeps a display's EGL
+  // device state, and stops making contexts after about a hundred displays).
+  void share_gl_display();
   void clear_messages() { messages_.clear(); }
 
  private:

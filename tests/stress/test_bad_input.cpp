@@ -93,13 +93,6 @@ const std::vector<Corpus> &corpus() {
   return all;
 }
 
-bool stopped(const Pipeline &p) {
-  for (const BusMessage &m : p.messages())
-    if (m.type == GST_MESSAGE_ERROR)
-      return true;
-  return false;
-}
-
 // A good frame, the bad one, the message it must cause, a good frame again:
 // in the same pipeline when it went on (a warning), else in a new one (a
 // restart of the same pipeline is the lifecycle cases' subject).
@@ -107,6 +100,8 @@ void bad_frame_once(const Chain &chain, const Corpus &bad, const std::string &op
                     bool expect_warning_only) {
   const std::string what = chain.name + " " + bad.name;
   auto p = std::make_unique<Pipeline>(pipeline_text(chain, options));
+  if (chain.gl)
+    p->share_gl_display();
   p->set_caps(gst_video_info_to_caps(&chain.in));
   p->set_state(GST_STATE_PLAYING);
   std::string why = push_and_check(*p, chain, ramp_frame(chain.in, Memory::Memfd, 1));
@@ -132,8 +127,10 @@ void bad_frame_once(const Chain &chain, const Corpus &bad, const std::string &op
       fail_case(what + " with " + options + ": an error, not a warning:\n" + p->errors());
   }
   std::string after = "";
-  if (stopped(*p)) {
+  if (p->has_error()) {
     p = std::make_unique<Pipeline>(pipeline_text(chain, options));
+    if (chain.gl)
+      p->share_gl_display();
     p->set_caps(gst_video_info_to_caps(&chain.in));
     p->set_state(GST_STATE_PLAYING);
     after = " (in a new pipeline, the first stopped with an error)";

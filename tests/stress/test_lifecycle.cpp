@@ -5,8 +5,6 @@
 // fds and RSS are sampled after each cycle and must flatten: warm-up (the
 // first third) is free, the last third may not exceed the middle third.
 
-#include <gst/gl/gl.h>
-
 #include <memory>
 
 #include "chains.hpp"
@@ -18,17 +16,6 @@ namespace {
 constexpr double kFdGrowth = 1.0;
 constexpr double kRssGrowthKib = 1536.0;
 constexpr guint kFramesPerCycle = 2;
-
-// An application that makes pipelines one after another shares one
-// GstGLDisplay between them (GstGL leaks a display's EGL device state, and
-// stops making contexts after about a hundred displays).
-void share_gl_display(Pipeline &p) {
-  static GstGLDisplay *display = gst_gl_display_new();
-  GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
-  gst_context_set_gl_display(context, display);
-  gst_element_set_context(p.bin(), context);
-  gst_context_unref(context);
-}
 
 enum class Mode { RestartNull, RestartReady, NewPipeline };
 
@@ -66,7 +53,7 @@ void lifecycle(const Chain &chain, Mode mode) {
       p = std::make_unique<Pipeline>(pipeline_text(chain));
       p->set_caps(gst_video_info_to_caps(&chain.in));
       if (chain.gl)
-        share_gl_display(*p);
+        p->share_gl_display();
     }
     p->set_state(GST_STATE_PLAYING);
     frames_of_one_cycle(*p, chain, cycle);
