@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run). On a fresh Debian 12 machine it
 # installs what is missing, then configures, builds and runs every suite:
-#   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests);
-#   2. ASan + UBSan: all tests (leaks of system libraries: tests/sanitizers/lsan.supp);
+#   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests,
+#      the stress suite: EF_STRESS_LONG=N runs its soaks and cycles N times longer);
+#   2. ASan + UBSan: all tests but the stress suite (the C ABI fuzz, suite "fuzz", runs
+#      here; leaks of system libraries: tests/sanitizers/lsan.supp);
 #   3. TSan: the cache, gate and release-queue tests (suite "tsan").
 # Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line.
 set -euo pipefail
@@ -46,7 +48,7 @@ run "tests" build-ci
 
 setup build-ci-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbenchmarks=disabled
-run "tests under ASan+UBSan" build-ci-asan
+run "tests under ASan+UBSan" build-ci-asan --no-suite stress
 
 # TSan's shadow memory needs a fixed layout; newer kernels randomise mmap
 # bases too widely for g++ 12's runtime, so run without address randomisation.

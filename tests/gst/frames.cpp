@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace ef::test {
 
@@ -73,6 +75,22 @@ std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t s
   std::string result = check_frame(&frame, seed);
   gst_video_frame_unmap(&frame);
   return result;
+}
+
+double frame_psnr(GstVideoFrame *a, GstVideoFrame *b) {
+  double squared = 0;
+  gsize n = 0;
+  for_each_visible_byte(a, [&](guint p, guint r, guint col, guint8 got) {
+    const guint8 *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(b, p)) +
+                        gsize(r) * GST_VIDEO_FRAME_PLANE_STRIDE(b, p);
+    const double d = double(got) - double(row[col]);
+    squared += d * d;
+    ++n;
+    return true;
+  });
+  if (squared == 0)
+    return std::numeric_limits<double>::infinity();
+  return 10.0 * std::log10(255.0 * 255.0 / (squared / double(n)));
 }
 
 int make_memfd(const char *name, gsize size) {

@@ -24,6 +24,10 @@ std::string check_frame(GstVideoFrame *frame, uint32_t seed);
 // The same on a whole buffer laid out as `info` (GstVideoMeta honoured).
 std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed);
 
+// PSNR in dB over the visible bytes of two frames of one format and size
+// (strides may differ); infinity when they are equal.
+double frame_psnr(GstVideoFrame *a, GstVideoFrame *b);
+
 // A memfd of `size` bytes; -1 on failure.
 int make_memfd(const char *name, gsize size);
 

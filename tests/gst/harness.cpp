@@ -74,9 +74,13 @@ GstPadProbeReturn answer_allocation(GstPad *, GstPadProbeInfo *info, gpointer da
 }  // namespace
 
 void offer_downstream_pool(GstHarness *h, GstAllocator *allocator, guint buffers) {
+  offer_pool_on_pad(h->sinkpad, allocator, buffers);
+}
+
+void offer_pool_on_pad(GstPad *sinkpad, GstAllocator *allocator, guint buffers) {
   auto *offer =
       new PoolOffer{allocator ? GST_ALLOCATOR(gst_object_ref(allocator)) : nullptr, buffers};
-  gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, answer_allocation, offer,
+  gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, answer_allocation, offer,
                     [](gpointer data) {
                       auto *o = static_cast<PoolOffer *>(data);
                       if (o->allocator)

@@ -24,6 +24,8 @@ std::string pop_error(GstBus *bus);
 // (min = max = `buffers`), of `allocator`'s memory (nullptr: system memory),
 // as a downstream element with its own buffers does.
 void offer_downstream_pool(GstHarness *h, GstAllocator *allocator, guint buffers);
+// The same on any sink pad (an appsink's, in a pipeline).
+void offer_pool_on_pad(GstPad *sinkpad, GstAllocator *allocator, guint buffers);
 
 // A GstVideoInfo with strides padded by `pad_bytes` and `pad_rows` extra
 // rows per plane (as decoders allocate), offsets and size to match.

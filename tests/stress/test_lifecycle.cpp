@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// State cycles of every element: one pipeline taken PLAYING -> EOS -> NULL
+// and restarted, one cycled READY <-> PLAYING, and a new pipeline per cycle,
+// 200 cycles each (times EF_STRESS_LONG), frames checked in every cycle. Open
+// fds and RSS are sampled after each cycle and must flatten: warm-up (the
+// first third) is free, the last third may not exceed the middle third.
+
+#include <memory>
+
+#include "chains.hpp"
+
+using namespace ef::stress;
+
+namespace {
+
+constexpr double kFdGrowth = 1.0;
+constexpr double kRssGrowthKib = 1536.0;
+constexpr guint kFramesPerCycle = 2;
+
+enum class Mode { RestartNull, RestartReady, NewPipeline };
+
+void frames_of_one_cycle(Pipeline &p, const Chain &chain, guint cycle) {
+  for (guint n = 0; n < kFramesPerCycle; ++n) {
+    GstBuffer *frame = ramp_frame(chain.in, Memory::Memfd, cycle * kFramesPerCycle + n);
+    GST_BUFFER_PTS(frame) = n * GST_MSECOND;
+    const std::string why = push_and_check(p, chain, frame);
+    if (!why.empty())
+      fail_case(chain.name + " cycle " + std::to_string(cycle) + " frame " + std::to_string(n) +
+                ": " + why);
+  }
+}
+
+void end_of_stream(Pipeline &p, const Chain &chain, guint cycle) {
+  gst_app_src_end_of_stream(p.src());
+  GstBus *bus = gst_element_get_bus(p.bin());
+  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 3 * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_object_unref(bus);
+  const bool eos = msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS;
+  if (msg)
+    gst_message_unref(msg);
+  if (!eos)
+    fail_case(chain.name + " cycle " + std::to_string(cycle) + ": no EOS within 3 s");
+}
+
+void lifecycle(const Chain &chain, Mode mode) {
+  const guint cycles = 200 * guint(scale());
+  Series fds{"open fds", {}}, rss{"RSS KiB", {}};
+  std::unique_ptr<Pipeline> p;
+  for (guint cycle = 0; cycle < cycles; ++cycle) {
+    if (!p || mode == Mode::NewPipeline) {
+      p.reset();  // the previous one goes to NULL and is freed first
+      p = std::make_unique<Pipeline>(pipeline_text(chain));
+      p->set_caps(gst_video_info_to_caps(&chain.in));
+      if (chain.gl)
+        p->share_gl_display();
+    }
+    p->set_state(GST_STATE_PLAYING);
+    frames_of_one_cycle(*p, chain, cycle);
+    if (mode == Mode::RestartReady) {
+      p->set_state(GST_STATE_READY);
+    } else {
+      end_of_stream(*p, chain, cycle);
+      p->set_state(GST_STATE_NULL);
+    }
+    p->poll_bus();
+    if (!p->errors().empty())
+      fail_case(chain.name + " cycle " + std::to_string(cycle) + ": messages on the bus:\n" +
+                p->errors());
+    fds.samples.push_back(open_fds());
+    rss.samples.push_back(rss_kib());
+  }
+  p.reset();
+  std::printf("%s: %u cycles; %s; %s\n", chain.name.c_str(), cycles, fds.summary().c_str(),
+              rss.summary().c_str());
+  std::string why = fds.check(kFdGrowth);
+  if (why.empty())
+    why = rss.check(kRssGrowthKib);
+  if (!why.empty())
+    fail_case(chain.name + " over " + std::to_string(cycles) + " cycles: " + why);
+}
+
+void register_cases(const std::string &group) {
+  // Vulkan validation makes every device of a new pipeline cost seconds; the
+  // size sweep runs with it.
+  g_setenv("EF_VK_VALIDATION", "0", TRUE);
+  for (const Chain &chain : available_chains()) {
+    if (!group.empty() && group != chain.name)
+      continue;
+    add(
+        chain.name + "/restart_null", [chain] { lifecycle(chain, Mode::RestartNull); }, 120);
+    add(
+        chain.name + "/restart_ready", [chain] { lifecycle(chain, Mode::RestartReady); }, 120);
+    add(
+        chain.name + "/new_pipeline", [chain] { lifecycle(chain, Mode::NewPipeline); }, 120);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  return run(argc, argv, "stress-lifecycle", register_cases);
+}
