@@ -21,6 +21,7 @@
 #include <gst/video/video.h>
 
 #include "efconvert/convert_params.hpp"
+#include "efconvert/cpu/cpu_box.hpp"
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cpu/cpu_range.hpp"
 
@@ -808,6 +809,50 @@ GST_START_TEST(test_planar_widths) {
 }
 GST_END_TEST;
 
+// The box kernels give the rounded mean of the area each output covers,
+// exactly, at widths that end in every one of their paths (AVX2, SSSE3, C).
+GST_START_TEST(test_box_kernels) {
+  const int stride = 6 * 70;
+  std::vector<uint8_t> in(size_t(stride) * 30);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = uint8_t((i * 2654435761u) >> 13);
+  auto at = [&](int x, int y) { return int(in[size_t(y) * stride + x]); };
+  const int third[2][3] = {{2, 1, 0}, {0, 1, 2}};  // area of a 1.5x output
+  for (int w : {1, 4, 5, 8, 9, 13, 16, 17, 29, 31, 45, 61, 70}) {
+    std::vector<uint8_t> o(size_t(w) * 10), u(size_t(2 * w) * 20), v(u.size());
+    cpu::box3_plane(in.data(), stride, o.data(), w, w, 10);
+    for (int y = 0; y < 10; ++y)
+      for (int x = 0; x < w; ++x) {
+        int s = 0;
+        for (int r = 0; r < 9; ++r)
+          s += at(3 * x + r % 3, 3 * y + r / 3);
+        fail_unless_equals_int(o[size_t(y) * w + x], (s + 4) / 9);
+      }
+    if (2 * w * 6 / 2 > stride)
+      continue;
+    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10);
+    for (int y = 0; y < 10; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int c = 0; c < 2; ++c) {
+          int s = 0;
+          for (int r = 0; r < 9; ++r)
+            s += at(6 * x + 2 * (r % 3) + c, 3 * y + r / 3);
+          fail_unless_equals_int((c ? v : u)[size_t(y) * w + x], (s + 4) / 9);
+        }
+    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10);
+    for (int y = 0; y < 20; ++y)
+      for (int x = 0; x < 2 * w; ++x)
+        for (int c = 0; c < 2; ++c) {
+          int s = 0;
+          for (int r = 0; r < 9; ++r)
+            s += third[x % 2][r % 3] * third[y % 2][r / 3] *
+                 at(6 * (x / 2) + 2 * (r % 3) + c, 3 * (y / 2) + r / 3);
+          fail_unless_equals_int((c ? v : u)[size_t(y) * 2 * w + x], (s + 4) / 9);
+        }
+  }
+}
+GST_END_TEST;
+
 // Once warm, a frame allocates nothing: scratch, helper threads and
 // libyuv probes are kept (libyuv's own row buffers are malloc'd inside it).
 GST_START_TEST(test_steady_state_allocates_nothing) {
@@ -853,6 +898,7 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_padded_strides);
   tcase_add_test(tc, test_padding_is_not_alpha);
   tcase_add_test(tc, test_planar_widths);
+  tcase_add_test(tc, test_box_kernels);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_steady_state_allocates_nothing);
   suite_add_tcase(s, tc);
