@@ -35,6 +35,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "efconvert/cpu/cpu_box.hpp"
 #include "memfd_ring.hpp"
 #include "upload_run.hpp"
 
@@ -158,40 +159,48 @@ class LibyuvLetterbox {
   explicit LibyuvLetterbox(GstVideoFormat format)
       : planar_(format == GST_VIDEO_FORMAT_RGBP),
         scaled_y_(size_t(kOut) * kContentHeight),
-        scaled_uv_(size_t(kOut) * kContentHeight / 2),
+        scaled_u_(size_t(kOut) * kContentHeight),
+        scaled_v_(size_t(kOut) * kContentHeight),
         strip_(planar_ ? size_t(kOut) * 4 * kStripRows : 0),
+        alpha_(planar_ ? size_t(kOut) : 0),
         out_(size_t(kOut) * kOut * 3) {}
 
   void convert(const GstVideoFrame &src) {
-    libyuv::NV12Scale(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
-                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
-                      static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
-                      GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), kInWidth, kInHeight, scaled_y_.data(),
-                      kOut, scaled_uv_.data(), kOut, kOut, kContentHeight, libyuv::kFilterBilinear);
+    // efconvert's kernels for exactly 3 (luma) and 1.5 (chroma, to the
+    // output's full resolution): libyuv's bilinear samples one pixel in
+    // three at 3:1 (it aliases) and runs in C from 1.5x.
+    ef::gst::cpu::box3_plane(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
+                             GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0), scaled_y_.data(), kOut, kOut,
+                             kContentHeight);
+    ef::gst::cpu::box32_uv(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
+                           GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), scaled_u_.data(), kOut,
+                           scaled_v_.data(), kOut, kOut / 2, kContentHeight / 2);
     if (!planar_) {
-      // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW; NV12
-      // to RAW is NV21 to RGB24 with the U/V-swapped constants (what
-      // libyuv's own NV12ToRAWMatrix macro expands to).
-      libyuv::NV21ToRGB24Matrix(scaled_y_.data(), kOut, scaled_uv_.data(), kOut,
-                                out_.data() + size_t(kTop) * kOut * 3, kOut * 3, &bt709_.vu, kOut,
-                                kContentHeight);
+      // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW: the
+      // RGB24 call with U and V swapped and the U/V-swapped constants.
+      libyuv::I444ToRGB24Matrix(scaled_y_.data(), kOut, scaled_v_.data(), kOut, scaled_u_.data(),
+                                kOut, out_.data() + size_t(kTop) * kOut * 3, kOut * 3, &bt709_.vu,
+                                kOut, kContentHeight);
       fill_borders(out_.data(), kOut * 3);
       return;
     }
     // ARGB strips few enough rows to stay in cache, each split into the
-    // planes: faster than a whole RGB24 image and SplitRGBPlane.
+    // planes: faster than a whole RGB24 image and SplitRGBPlane. The alpha
+    // goes to a scratch row, as efconvert's (libyuv's split without one
+    // overruns its temporary at some widths).
     uint8_t *plane[3];
     for (int p = 0; p < 3; ++p)
       plane[p] = out_.data() + size_t(p) * kOut * kOut;
     for (int r = 0; r < kContentHeight; r += kStripRows) {
       const int rows = std::min(kStripRows, kContentHeight - r);
-      libyuv::NV12ToARGBMatrix(scaled_y_.data() + size_t(r) * kOut, kOut,
-                               scaled_uv_.data() + size_t(r / 2) * kOut, kOut, strip_.data(),
-                               kOut * 4, &bt709_.uv, kOut, rows);
+      const size_t at = size_t(r) * kOut;
+      libyuv::I444ToARGBMatrix(scaled_y_.data() + at, kOut, scaled_u_.data() + at, kOut,
+                               scaled_v_.data() + at, kOut, strip_.data(), kOut * 4, &bt709_.uv,
+                               kOut, rows);
       // libyuv's ARGB is B, G, R, A in memory; its "r" plane is byte 2.
-      const size_t at = size_t(kTop + r) * kOut;
-      libyuv::SplitARGBPlane(strip_.data(), kOut * 4, plane[0] + at, kOut, plane[1] + at, kOut,
-                             plane[2] + at, kOut, nullptr, 0, kOut, rows);
+      const size_t to = size_t(kTop + r) * kOut;
+      libyuv::SplitARGBPlane(strip_.data(), kOut * 4, plane[0] + to, kOut, plane[1] + to, kOut,
+                             plane[2] + to, kOut, alpha_.data(), 0, kOut, rows);
     }
     for (uint8_t *p : plane)
       fill_borders(p, kOut);
@@ -225,7 +234,7 @@ class LibyuvLetterbox {
 
   const bool planar_;
   const Bt709 bt709_;
-  std::vector<uint8_t> scaled_y_, scaled_uv_, strip_, out_;
+  std::vector<uint8_t> scaled_y_, scaled_u_, scaled_v_, strip_, alpha_, out_;
 };
 
 // The largest byte difference between `out` (caps `caps`), efconvert's

@@ -16,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
 #include "efconvert/convert_params.hpp"
+#include "efconvert/cpu/cpu_box.hpp"
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cpu/cpu_range.hpp"
 
@@ -42,6 +44,29 @@ static std::atomic<long> g_allocations{0};
 [[gnu::noinline]] void operator delete(void *p, std::size_t) noexcept {
   std::free(p);
 }
+
+// Every libyuv SplitARGBPlane call of the backend passes through here
+// (the backend is compiled into this program, so its calls bind to this
+// definition first). Without an alpha plane libyuv 1857 splits through
+// SplitXRGBRow_Any_*, whose temporary is too small for a row's last 13 to
+// 15 pixels: Debian 13's fortified build aborts there; elsewhere the
+// overflow is silent, so the call itself is what is counted.
+static std::atomic<long> g_split_without_alpha{0};
+
+namespace libyuv {
+extern "C" void SplitARGBPlane(const uint8_t *src_argb, int src_stride_argb, uint8_t *dst_r,
+                               int dst_stride_r, uint8_t *dst_g, int dst_stride_g, uint8_t *dst_b,
+                               int dst_stride_b, uint8_t *dst_a, int dst_stride_a, int width,
+                               int height) {
+  using Split = void (*)(const uint8_t *, int, uint8_t *, int, uint8_t *, int, uint8_t *, int,
+                         uint8_t *, int, int, int);
+  static const auto real = reinterpret_cast<Split>(dlsym(RTLD_NEXT, "SplitARGBPlane"));
+  if (!dst_a)
+    g_split_without_alpha.fetch_add(1, std::memory_order_relaxed);
+  real(src_argb, src_stride_argb, dst_r, dst_stride_r, dst_g, dst_stride_g, dst_b, dst_stride_b,
+       dst_a, dst_stride_a, width, height);
+}
+}  // namespace libyuv
 
 namespace {
 
@@ -765,6 +790,69 @@ GST_START_TEST(test_refusals) {
 }
 GST_END_TEST;
 
+// Planar RGB at widths whose last pixels libyuv's split without alpha
+// overflows (a multiple of 16 plus 13 to 15), from every kind of source
+// row: right, and never through that split.
+GST_START_TEST(test_planar_widths) {
+  Worst worst{"planar output widths"};
+  for (GstVideoFormat in :
+       {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420})
+    for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_BGRP})
+      for (int w : {29, 31, 45, 47, 61}) {
+        Case c;
+        c.in = in, c.out = out, c.in_w = w, c.in_h = 24, c.out_w = w, c.out_h = 24;
+        check(c, worst, rgb_family(in));
+        c.in_w = 2 * w + 3;
+        check(c, worst);
+      }
+  fail_unless_equals_int(g_split_without_alpha.load(), 0);
+}
+GST_END_TEST;
+
+// The box kernels give the rounded mean of the area each output covers,
+// exactly, at widths that end in every one of their paths (AVX2, SSSE3, C).
+GST_START_TEST(test_box_kernels) {
+  const int stride = 6 * 70;
+  std::vector<uint8_t> in(size_t(stride) * 30);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = uint8_t((i * 2654435761u) >> 13);
+  auto at = [&](int x, int y) { return int(in[size_t(y) * stride + x]); };
+  const int third[2][3] = {{2, 1, 0}, {0, 1, 2}};  // area of a 1.5x output
+  for (int w : {1, 4, 5, 8, 9, 13, 16, 17, 29, 31, 45, 61, 70}) {
+    std::vector<uint8_t> o(size_t(w) * 10), u(size_t(2 * w) * 20), v(u.size());
+    cpu::box3_plane(in.data(), stride, o.data(), w, w, 10);
+    for (int y = 0; y < 10; ++y)
+      for (int x = 0; x < w; ++x) {
+        int s = 0;
+        for (int r = 0; r < 9; ++r)
+          s += at(3 * x + r % 3, 3 * y + r / 3);
+        fail_unless_equals_int(o[size_t(y) * w + x], (s + 4) / 9);
+      }
+    if (2 * w * 6 / 2 > stride)
+      continue;
+    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10);
+    for (int y = 0; y < 10; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int c = 0; c < 2; ++c) {
+          int s = 0;
+          for (int r = 0; r < 9; ++r)
+            s += at(6 * x + 2 * (r % 3) + c, 3 * y + r / 3);
+          fail_unless_equals_int((c ? v : u)[size_t(y) * w + x], (s + 4) / 9);
+        }
+    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10);
+    for (int y = 0; y < 20; ++y)
+      for (int x = 0; x < 2 * w; ++x)
+        for (int c = 0; c < 2; ++c) {
+          int s = 0;
+          for (int r = 0; r < 9; ++r)
+            s += third[x % 2][r % 3] * third[y % 2][r / 3] *
+                 at(6 * (x / 2) + 2 * (r % 3) + c, 3 * (y / 2) + r / 3);
+          fail_unless_equals_int((c ? v : u)[size_t(y) * 2 * w + x], (s + 4) / 9);
+        }
+  }
+}
+GST_END_TEST;
+
 // Once warm, a frame allocates nothing: scratch, helper threads and
 // libyuv probes are kept (libyuv's own row buffers are malloc'd inside it).
 GST_START_TEST(test_steady_state_allocates_nothing) {
@@ -809,6 +897,8 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_threads_agree);
   tcase_add_test(tc, test_padded_strides);
   tcase_add_test(tc, test_padding_is_not_alpha);
+  tcase_add_test(tc, test_planar_widths);
+  tcase_add_test(tc, test_box_kernels);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_steady_state_allocates_nothing);
   suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "frames.hpp"
@@ -286,6 +287,133 @@ GST_START_TEST(test_stats_on_eos) {
 }
 GST_END_TEST;
 
+namespace {
+
+// How the number of an input fd the application closed is used again when
+// the frame is pushed.
+enum class Reuse {
+  Free,           // nobody: the fd is dead
+  OutputPool,     // the element's own output pool, made at the first frame
+  Smaller,        // a file too short for the luma plane
+  BetweenPlanes,  // a file holding the luma plane but not the chroma
+  AfterUse,       // a large file, after the frame was converted once
+};
+
+// NV12 filled with one colour (Y, U, V), in system memory.
+GstBuffer *flat_nv12(const GstVideoInfo &info, guint8 y, guint8 u, guint8 v) {
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  gst_video_frame_map(&f, &copy, buf, GST_MAP_WRITE);
+  for (int r = 0; r < GST_VIDEO_INFO_HEIGHT(&info); ++r)
+    memset(static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0)) +
+               r * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0),
+           y, GST_VIDEO_INFO_WIDTH(&info));
+  for (int r = 0; r < GST_VIDEO_INFO_COMP_HEIGHT(&info, 1); ++r) {
+    auto *row = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 1)) +
+                r * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 1);
+    for (int x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, 1); ++x) {
+      row[2 * x] = u;
+      row[2 * x + 1] = v;
+    }
+  }
+  gst_video_frame_unmap(&f);
+  return buf;
+}
+
+// Puts a new file of `size` bytes of 0x55 under fd number `fd`.
+void reuse_number(int fd, gsize size) {
+  int other = make_memfd("ef-test-reuse", size);
+  fail_unless(other >= 0);
+  std::string junk(size, '\x55');
+  fail_unless(pwrite(other, junk.data(), size, 0) == ssize_t(size));
+  if (other != fd) {
+    fail_unless(dup2(other, fd) == fd);
+    close(other);
+  }
+}
+
+// The text of the first ERROR or WARNING on the bus, "" if none.
+std::string pop_problem(GstBus *bus) {
+  while (GstMessage *msg = gst_bus_pop(bus)) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR)
+      gst_message_parse_error(msg, &error, &debug);
+    else if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_WARNING)
+      gst_message_parse_warning(msg, &error, &debug);
+    gst_message_unref(msg);
+    if (error) {
+      std::string text = error->message;
+      g_error_free(error);
+      g_free(debug);
+      return text;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+// An input memory (GstFdAllocator, DONT_CLOSE) whose fd the application
+// closed before the push, its number free or already naming another file of
+// any size, is never read as the frame: an error or warning with a clear
+// text, no crash, and the next good frame is converted right. Every reuse
+// runs several times, each in its own child.
+GST_START_TEST(test_closed_input_fd) {
+  const auto reuse = Reuse(__i__ % 5);
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
+  // The output pool's memfds (180x180 RGB, 97,200 bytes) hold the luma
+  // plane (76,800 bytes) but not the chroma (to 115,200).
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 180, 180);
+  GstHarness *h = convert_harness("letterbox=false", in, out);
+  GstBus *bus = attach_bus(h);
+  auto push_good = [&] {
+    fail_unless_equals_int(gst_harness_push(h, flat_nv12(in, 81, 90, 240)), GST_FLOW_OK);  // red
+    GstBuffer *buf = gst_harness_pull(h);
+    GstVideoFrame f;
+    fail_unless(gst_video_frame_map(&f, &out, buf, GST_MAP_READ));
+    for (int y = 0; y < 180; y += 13)
+      for (int x = 0; x < 180; x += 11) {
+        const guint8 *p = pixel(&f, x, y);
+        fail_unless(p[0] >= 250 && p[1] <= 5 && p[2] <= 5, "%d,%d: %d,%d,%d", x, y, p[0], p[1],
+                    p[2]);
+      }
+    gst_video_frame_unmap(&f);
+    gst_buffer_unref(buf);
+  };
+  if (reuse != Reuse::OutputPool)
+    push_good();  // the output pool exists before the fd goes
+  const int fd = make_memfd("ef-test-closed", in.size);
+  GstBuffer *frame = fd_frame(fd, in, 7);
+  if (reuse == Reuse::AfterUse) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(h));
+  }
+  close(fd);
+  if (reuse == Reuse::Smaller)
+    reuse_number(fd, 4096);
+  else if (reuse == Reuse::BetweenPlanes)
+    reuse_number(fd, 96 * 1024);
+  else if (reuse == Reuse::AfterUse)
+    reuse_number(fd, 4 * in.size);
+  gst_harness_push(h, frame);
+  // Whatever the flow return, nothing was converted from the wrong bytes.
+  while (GstBuffer *buf = gst_harness_try_pull(h)) {
+    gst_buffer_unref(buf);
+    fail("reuse %d: a frame came out of an fd that was closed", int(reuse));
+  }
+  const std::string problem = pop_problem(bus);
+  fail_unless(problem.find("fd") != std::string::npos, "reuse %d: \"%s\"", int(reuse),
+              problem.c_str());
+  push_good();
+  if (reuse != Reuse::Free && reuse != Reuse::OutputPool)
+    close(fd);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static std::string push_expecting_error(const char *props, const GstVideoInfo &in, GstBuffer *buf) {
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
   GstHarness *h = convert_harness(props, in, out);
@@ -432,6 +560,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_max_errors_never);
   tcase_add_test(tc, test_size_beyond_cpu_limit);
   tcase_add_test(tc, test_caps_carry_size_limit);
+  tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   suite_add_tcase(s, tc);
   return s;
 }

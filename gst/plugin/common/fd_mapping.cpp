@@ -45,9 +45,11 @@ Result<FdMapping> FdMapping::create(GstBuffer *buffer, const FrameLayout &layout
       mapping.regions_.push_back({addr, size_t(st.st_size)});
       mapped_fd[n] = fd;
       base[n++] = static_cast<const guint8 *>(addr);
-      if (layout.planes[p].offset + layout.planes[p].size > size_t(st.st_size))
-        return Error{EINVAL, "plane " + std::to_string(p) + " lies past the end of its fd"};
     }
+    // Every plane, not only the first of its fd: NV12's chroma follows the
+    // luma in the same fd.
+    if (layout.planes[p].offset + layout.planes[p].size > mapping.regions_[i].length)
+      return Error{EINVAL, "plane " + std::to_string(p) + " lies past the end of its fd"};
     mapping.planes_[p] = base[i] + layout.planes[p].offset;
   }
   return mapping;

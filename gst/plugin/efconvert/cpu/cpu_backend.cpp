@@ -4,8 +4,11 @@
 // memory mapped per frame), dma-buf sync brackets, and the fused libyuv pass
 // straight into the output.
 #include <gst/allocators/allocators.h>
+#include <sys/stat.h>
 
 #include <cerrno>
+#include <cstring>
+#include <string>
 #include <thread>
 
 #include "common/buffer_source.hpp"
@@ -24,6 +27,35 @@ bool planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
     if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
       return false;
   return true;
+}
+
+// Whether each plane's fd can still be the memory it was wrapped as: open,
+// and as long as the allocation the memory maps (from offset 0, as
+// GstFdMemory does). An fd the application closed, its number now free or
+// naming a shorter file (our own output pool's, the next memfd anyone
+// makes), is refused here: mapping it would read another file's bytes, or
+// past its end (SIGBUS, SIGSEGV). A longer file under a reused number is
+// caught by the identity check, where the memory's identity was taken while
+// its fd was still its own.
+Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
+  for (guint p = 0; p < layout.n_planes; ++p) {
+    GstMemory *root = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
+    while (root->parent)
+      root = root->parent;
+    const int fd = gst_fd_memory_get_fd(root);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      const int err = fd < 0 ? EBADF : errno;
+      return Error{err, "plane " + std::to_string(p) + ": its fd " + std::to_string(fd) +
+                            " was closed before the frame arrived: " + std::strerror(err)};
+    }
+    if (st.st_size < off_t(root->maxsize))
+      return Error{EBADF, "plane " + std::to_string(p) + ": its fd " + std::to_string(fd) +
+                              " has " + std::to_string(st.st_size) +
+                              " bytes where its memory has " + std::to_string(root->maxsize) +
+                              ": the fd was closed and its number reused"};
+  }
+  return {};
 }
 
 class CpuBackend : public ConvertBackend {
@@ -61,6 +93,12 @@ class CpuBackend : public ConvertBackend {
   Result<void> convert_into(GstBuffer *in, const FrameLayout &layout, GstVideoFrame &dst,
                             const ConvertParams &params) {
     if (planes_in_fd_memory(in, layout)) {
+      // Neither the cache nor the memory's own map may read an fd that is
+      // not the memory's any more.
+      if (auto alive = check_plane_fds(in, layout); !alive) {
+        mappings_.count_refusal();
+        return Error{EBADF, "the input cannot be read: " + alive.error().message};
+      }
       if (auto key = frame_import_key(in, layout)) {
         BufferSource source(in, layout, *key);
         auto got = mappings_.acquire(
@@ -75,6 +113,11 @@ class CpuBackend : public ConvertBackend {
             src.data[p] = const_cast<guint8 *>(got->import->plane(p));
           return cpu_convert(src, dst, params, threads_);
         }
+        // The identity check failed: an fd now names other bytes than the
+        // memory's, and mapping the memory would map those.
+        if (got.error().code == ESTALE)
+          return Error{ESTALE, "the input cannot be read (an fd closed and its number reused?): " +
+                                   got.error().message};
       }
     }
     GstVideoFrame src;

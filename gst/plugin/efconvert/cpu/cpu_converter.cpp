@@ -148,25 +148,20 @@ int64_t area(const GstVideoRectangle &r) {
 }
 
 // Scale, turn and range expansion, in the order that does the turn and the
-// expansion on the smaller image.
+// expansion on the smaller image. Scaling leaves YUV at 4:4:4, so a turn
+// after it has no subsampled axis to swap.
 Image transform(cpu::Steps &steps, Image image, const ConvertParams &p, const Turn &turn,
                 bool expand) {
   const bool swap = direction_swaps_axes(p.direction);
-  // A 4:2:2 image turned a quarter would be 4:4:0, which libyuv cannot
-  // convert: its chroma goes to 4:4:4.
-  const bool full_chroma = swap && image.wsub != image.hsub;
-  const int wsub = full_chroma ? 0 : image.wsub;
-  const int hsub = full_chroma ? 0 : image.hsub;
   if (area(p.content) < area(p.crop)) {
-    image = steps.scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h,
-                        wsub, hsub);
+    image = steps.scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h);
     image = steps.turn(image, turn.op);
     return expand ? steps.expand_range(image) : image;
   }
   if (expand)
     image = steps.expand_range(image);
   image = steps.turn(image, turn.op);
-  return steps.scale(image, p.content.w, p.content.h, wsub, hsub);
+  return steps.scale(image, p.content.w, p.content.h);
 }
 
 // Releases the arena's blocks for the next frame however the conversion ends.

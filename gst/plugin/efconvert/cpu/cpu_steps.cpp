@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "cpu_box.hpp"
 #include "cpu_range.hpp"
 
 namespace ef::gst::cpu {
@@ -63,8 +64,10 @@ Steps::Steps(const ConvertParams &params, unsigned workers, Arena &arena)
     : params_(params),
       workers_(workers),
       arena_(arena),
-      filter_(params.method == ScaleMethod::Nearest ? libyuv::kFilterNone
-                                                    : libyuv::kFilterBilinear) {}
+      // libyuv's box filter is its bilinear one where neither side shrinks
+      // by 2 or more; beyond, it averages every source pixel (bilinear would
+      // skip some: aliasing).
+      filter_(params.method == ScaleMethod::Nearest ? libyuv::kFilterNone : libyuv::kFilterBox) {}
 
 Plane Steps::new_plane(int w, int h, int bpp) {
   const int stride = (w * bpp + 63) & ~63;
@@ -140,64 +143,107 @@ bool Steps::exact(const Plane &in, int w, int h) const {
   return in.bpp == 1 || scales_exactly(in.bpp, in.width, in.height, w, h, filter_);
 }
 
-// Interleaved chroma that libyuv would not scale exactly goes on as two
-// planes. A vertical reduction first (exact: it blends whole rows) leaves
-// fewer rows to split.
-Image Steps::split_chroma(const Image &image, int rows) {
-  Plane uv = image.planes[1];
-  if (rows < uv.height && exact(uv, uv.width, rows)) {
-    const Plane shorter = new_plane(uv.width, rows, 2);
-    scale_plane(uv, shorter);
-    uv = shorter;
-  }
+// libyuv's box sums a column of its box in 16 bits: more than 257 rows of
+// 255 overflow (1081 rows to 1 came out near black), and its widest boxes
+// drop columns. Beyond 256 to 1, its bilinear filter.
+libyuv::FilterMode Steps::plane_filter(const Plane &in, const Plane &out) const {
+  constexpr int kWidestBox = 256;
+  if (filter_ == libyuv::kFilterBox &&
+      (in.width > kWidestBox * out.width || in.height > kWidestBox * out.height))
+    return libyuv::kFilterBilinear;
+  return filter_;
+}
+
+bool Steps::box3(const Plane &in, int w, int h) const {
+  return filter_ != libyuv::kFilterNone && in.width == 3 * w && in.height == 3 * h;
+}
+
+bool Steps::box32(const Plane &in, int w, int h) const {
+  return filter_ != libyuv::kFilterNone && in.bpp == 2 && w % 2 == 0 && h % 2 == 0 &&
+         2 * in.width == 3 * w && 2 * in.height == 3 * h;
+}
+
+Image Steps::scale(const Image &image, int w, int h) {
   Image out = image;
-  out.n_planes = 3;
-  out.planes[1] = new_plane(uv.width, uv.height, 1);
-  out.planes[2] = new_plane(uv.width, uv.height, 1);
-  const Plane &u = out.planes[1];
-  const Plane &v = out.planes[2];
-  for_bands(workers_, uv.height, 0, [&](int, int y0, int y1) {
-    libyuv::SplitUVPlane(uv.row(y0), uv.stride, u.row(y0), u.stride, v.row(y0), v.stride, uv.width,
-                         y1 - y0);
-  });
+  const Plane &y = image.planes[0];
+  const bool luma = y.width != w || y.height != h;
+  if (luma)
+    out.planes[0] = new_plane(w, h, y.bpp);
+  if (image.layout == Layout::Rgb4) {
+    if (luma)
+      scale_rgb4(y, out.planes[0]);
+    return out;
+  }
+  std::array<Plane, 3> chroma_from{};
+  const bool chroma = image.layout == Layout::Yuv && plan_chroma(image, w, h, out, chroma_from);
+  // Luma on the calling thread while a helper does the chroma.
+  auto job = [&](size_t k) {
+    if (k == 0 && luma)
+      scale_plane(y, out.planes[0]);
+    else
+      scale_chroma(image, out, chroma_from);
+  };
+  run_jobs(workers_, size_t(luma) + size_t(chroma), job);
   return out;
 }
 
-Image Steps::scale(const Image &image, int w, int h, int wsub, int hsub) {
-  const int cw = subsampled(w, wsub), ch = subsampled(h, hsub);
-  const bool split = image.interleaved_chroma() && !exact(image.planes[1], cw, ch);
-  const Image in = split ? split_chroma(image, ch) : image;
-  Image out = in;
-  out.wsub = wsub;
-  out.hsub = hsub;
-  std::array<int, 3> todo{};
-  size_t n = 0;
-  for (int i = 0; i < in.n_planes; ++i) {
-    const Plane &p = in.planes[i];
-    const int tw = i == 0 ? w : cw;
-    const int th = i == 0 ? h : ch;
-    if (p.width == tw && p.height == th)
-      continue;
-    out.planes[i] = new_plane(tw, th, p.bpp);
-    todo[n++] = i;
+// Every output pixel gets chroma of its own: U and V planes at the luma's
+// size (4:4:4), so colour edges are as sharp as the output allows and not
+// on a 2-pixel grid. Planes are taken here, on the calling thread (the
+// arena is not shared); scale_chroma() fills them.
+bool Steps::plan_chroma(const Image &image, int w, int h, Image &out, std::array<Plane, 3> &from) {
+  out.wsub = out.hsub = 0;
+  out.n_planes = 3;
+  const Plane &c = image.planes[1];
+  from = image.planes;
+  if (c.width == w && c.height == h && !image.interleaved_chroma())
+    return false;
+  out.planes[1] = new_plane(w, h, 1);
+  out.planes[2] = new_plane(w, h, 1);
+  if (image.interleaved_chroma() && !box3(c, w, h) && !box32(c, w, h)) {
+    const bool same = c.width == w && c.height == h;  // split straight into the output
+    from[1] = same ? out.planes[1] : new_plane(c.width, c.height, 1);
+    from[2] = same ? out.planes[2] : new_plane(c.width, c.height, 1);
   }
-  if (n > 0 && in.layout == Layout::Rgb4) {
-    scale_rgb4(in.planes[0], out.planes[0]);
-    return out;
+  return true;
+}
+
+// 1080p NV12 to 640x360 (chroma 1.5 times the output) and to 320x180 (3
+// times) have kernels of their own (cpu_box.hpp): libyuv's bilinear from
+// 1.5x runs in C at ten times the cost, and its box from 3x at four times.
+void Steps::scale_chroma(const Image &image, const Image &out,
+                         const std::array<Plane, 3> &from) const {
+  const Plane &c = image.planes[1];
+  const Plane &u = out.planes[1];
+  const Plane &v = out.planes[2];
+  if (image.interleaved_chroma() && box32(c, u.width, u.height)) {
+    box32_uv(c.data, c.stride, u.data, u.stride, v.data, v.stride, u.width / 2, u.height / 2);
+    return;
   }
-  // Largest plane first: the caller starts on it while a helper wakes.
-  auto job = [&](size_t k) { scale_plane(in.planes[todo[k]], out.planes[todo[k]]); };
-  run_jobs(workers_, n, job);
-  return out;
+  if (image.interleaved_chroma() && box3(c, u.width, u.height)) {
+    box3_uv(c.data, c.stride, u.data, u.stride, v.data, v.stride, u.width, u.height);
+    return;
+  }
+  if (image.interleaved_chroma())
+    libyuv::SplitUVPlane(c.data, c.stride, from[1].data, from[1].stride, from[2].data,
+                         from[2].stride, c.width, c.height);
+  scale_plane(from[1], u);
+  scale_plane(from[2], v);
 }
 
 void Steps::scale_plane(const Plane &in, const Plane &out) const {
-  if (in.bpp == 1)
+  if (in.data == out.data)
+    return;
+  if (in.width == out.width && in.height == out.height)
+    libyuv::CopyPlane(in.data, in.stride, out.data, out.stride, in.width, in.height);
+  else if (in.bpp == 1 && box3(in, out.width, out.height))
+    box3_plane(in.data, in.stride, out.data, out.stride, out.width, out.height);
+  else if (in.bpp == 1)
     libyuv::ScalePlane(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                       out.height, filter_);
+                       out.height, plane_filter(in, out));
   else
-    libyuv::UVScale(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                    out.height, filter_);
+    libyuv::ARGBScale(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
+                      out.height, filter_);
 }
 
 void Steps::scale_rgb4(const Plane &in, const Plane &out) {

@@ -37,9 +37,9 @@ class Steps {
   // The crop, read in place where libyuv can read the format. With
   // luma_only, a YUV source's Y plane alone (a gray image).
   Image load(const GstVideoFrame &src, const SourceFormat &format, bool luma_only);
-  // Plane 0 to w x h, chroma to that size subsampled by (wsub, hsub).
-  // Planes already that size stay where they are.
-  Image scale(const Image &image, int w, int h, int wsub, int hsub);
+  // Plane 0 to w x h, and YUV chroma to w x h too (4:4:4). Planes already
+  // that size stay where they are.
+  Image scale(const Image &image, int w, int h);
   Image turn(const Image &image, TurnOp op);
   // Limited-range YUV to full range (see cpu_range.hpp).
   Image expand_range(const Image &image);
@@ -49,7 +49,13 @@ class Steps {
   Plane new_plane(int w, int h, int bpp);
   Image unpack(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
   bool exact(const Plane &in, int w, int h) const;
-  Image split_chroma(const Image &image, int rows);
+  libyuv::FilterMode plane_filter(const Plane &in, const Plane &out) const;
+  // Whether `in` goes to w x h by the box of 3 (cpu_box.hpp).
+  bool box3(const Plane &in, int w, int h) const;
+  // Whether interleaved `in` goes to w x h by the box of 1.5.
+  bool box32(const Plane &in, int w, int h) const;
+  bool plan_chroma(const Image &image, int w, int h, Image &out, std::array<Plane, 3> &from);
+  void scale_chroma(const Image &image, const Image &out, const std::array<Plane, 3> &from) const;
   void scale_rgb4(const Plane &in, const Plane &out);
   void scale_plane(const Plane &in, const Plane &out) const;
   void turn_plane(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op) const;

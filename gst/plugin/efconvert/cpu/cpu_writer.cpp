@@ -179,11 +179,20 @@ Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,
   }
 }
 
-size_t Writer::strip_bytes(const Image &image) const {
+size_t Writer::argb_strip_bytes(const Image &image) const {
   const bool direct = kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3;
   const bool needs = (image.layout == Layout::Yuv && !direct) ||
                      (image.layout == Layout::Gray && kind_ == DstKind::Packed3);
   return needs ? size_t(kStripRows) * content_.w * 4 : 0;
+}
+
+// Planar output splits ARGB rows into a scratch alpha row too: libyuv's
+// split without an alpha plane (SplitXRGBRow_Any_*, 1857) copies a row's
+// last pixels into a temporary too small for them, which a fortified build
+// aborts on (widths 29, 31, 45, ...); with one its wrapper has room.
+size_t Writer::strip_bytes(const Image &image) const {
+  const size_t alpha = kind_ == DstKind::Planar3 ? (size_t(content_.w) + 63) / 64 * 64 : 0;
+  return argb_strip_bytes(image) + alpha;
 }
 
 void Writer::write_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
@@ -210,7 +219,8 @@ void Writer::content_rows(const Image &image, int r0, int r1, uint8_t *strip) co
       gray_rows(first, r0, r1, strip);
       break;
     case Layout::Rgb4:
-      rgb4_rows(first.row(r0), first.stride, image.red_first, image.alpha, r0, r1 - r0);
+      rgb4_rows(first.row(r0), first.stride, image.red_first, image.alpha, r0, r1 - r0,
+                strip + argb_strip_bytes(image));
       break;
   }
 }
@@ -223,7 +233,7 @@ void Writer::through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const
   for (int r = r0; r < r1; r += kStripRows) {
     const int rows = std::min(kStripRows, r1 - r);
     to_argb(r, rows, strip, stride);
-    rgb4_rows(strip, stride, false, Alpha::Opaque, r, rows);
+    rgb4_rows(strip, stride, false, Alpha::Opaque, r, rows, strip + size_t(kStripRows) * stride);
   }
 }
 
@@ -261,8 +271,8 @@ void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const 
 
 // The byte functions of libyuv move bytes, whatever they hold: "ARGB to
 // RGB24" keeps bytes 0-2 in order, "to RAW" and "to ABGR" swap 0 and 2.
-void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0,
-                       int rows) const {
+void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows,
+                       uint8_t *alpha_sink) const {
   const Plane &o = out_[0];
   const bool same = red_first == red_first_;
   switch (kind_) {
@@ -291,7 +301,7 @@ void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha
       const Plane &byte0 = out_[red_first ? 0 : 2];
       const Plane &byte2 = out_[red_first ? 2 : 0];
       libyuv::SplitARGBPlane(s, stride, byte2.row(r0), byte2.stride, out_[1].row(r0),
-                             out_[1].stride, byte0.row(r0), byte0.stride, nullptr, 0, content_.w,
+                             out_[1].stride, byte0.row(r0), byte0.stride, alpha_sink, 0, content_.w,
                              rows);
       break;
     }

@@ -52,8 +52,11 @@ class Writer {
   void content_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
   void yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
   void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const;
+  size_t argb_strip_bytes(const Image &image) const;
   // `s` is the first source row; r0 the first content row it becomes.
-  void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows) const;
+  // `alpha_sink`: a row of scratch (Planar3 output drops alpha there).
+  void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows,
+                 uint8_t *alpha_sink) const;
   template <typename ToArgb>
   void through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const;
   void fill(int x0, int x1, int y0, int y1) const;

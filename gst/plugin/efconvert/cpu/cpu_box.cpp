@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cpu_box.hpp"
+
+#include <cstddef>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define EF_BOX_SSSE3 1
+#endif
+
+namespace ef::gst::cpu {
+namespace {
+
+// The mean of 9 samples, rounded: floor((s + 4) / 9), which 7282 / 65536
+// gives exactly for every sum of 9 bytes (s + 4 < 2300).
+constexpr uint32_t kNinth = 7282;
+
+inline uint8_t mean9(uint32_t s) {
+  return uint8_t(((s + 4) * kNinth) >> 16);
+}
+
+// Sum of the 3x3 block whose top-left byte is at p, samples `step` bytes apart.
+inline uint32_t block(const uint8_t *p, ptrdiff_t stride, int step) {
+  uint32_t s = 0;
+  for (int r = 0; r < 3; ++r, p += stride)
+    s += p[0] + p[step] + p[2 * step];
+  return s;
+}
+
+void plane_c(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int x0, int w) {
+  for (int x = x0; x < w; ++x)
+    dst[x] = mean9(block(src + 3 * x, stride, 1));
+}
+
+void uv_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, int w) {
+  for (int x = x0; x < w; ++x) {
+    u[x] = mean9(block(src + 6 * x, stride, 2));
+    v[x] = mean9(block(src + 6 * x + 1, stride, 2));
+  }
+}
+
+// Two outputs from three inputs a, b, c, each the area it covers: 2a + b
+// and b + 2c (thirds); `step` bytes between samples.
+inline void thirds(const uint8_t *p, int step, uint32_t &first, uint32_t &second) {
+  first = 2u * p[0] + p[step];
+  second = p[step] + 2u * p[2 * step];
+}
+
+void uv32_c(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2], uint8_t *const v[2], int x0,
+            int w) {
+  for (int x = x0; x < w; ++x)
+    for (int c = 0; c < 2; ++c) {
+      uint32_t h[3][2];
+      for (int r = 0; r < 3; ++r)
+        thirds(src + r * stride + 6 * x + c, 2, h[r][0], h[r][1]);
+      uint8_t *const *out = c ? v : u;
+      for (int k = 0; k < 2; ++k) {
+        out[0][2 * x + k] = mean9(2 * h[0][k] + h[1][k]);
+        out[1][2 * x + k] = mean9(h[1][k] + 2 * h[2][k]);
+      }
+    }
+}
+
+#ifdef EF_BOX_SSSE3
+// Three rows of triplets, each shuffled to (a, b, c, 0), summed in pairs by
+// maddubs, the pairs of all three rows added, then one horizontal add: 8
+// sums of 9 from 24 bytes a row.
+#define EF_SSSE3 __attribute__((target("ssse3")))
+
+EF_SSSE3 inline __m128i pair_sums(const uint8_t *p, ptrdiff_t stride, int offset, __m128i shuffle) {
+  const __m128i ones = _mm_set1_epi8(1);
+  __m128i s = _mm_setzero_si128();
+  for (int r = 0; r < 3; ++r, p += stride) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + offset));
+    s = _mm_add_epi16(s, _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, shuffle), ones));
+  }
+  return s;
+}
+
+EF_SSSE3 inline __m128i means(__m128i sums) {
+  return _mm_mulhi_epu16(_mm_add_epi16(sums, _mm_set1_epi16(4)), _mm_set1_epi16(short(kNinth)));
+}
+
+EF_SSSE3 int plane_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int w) {
+  // Triplets 0-3 from bytes 0-11 of the first load, 4-7 from bytes 4-15 of
+  // the second (at byte 8): every load ends inside the 24 bytes.
+  const __m128i first = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  const __m128i second = _mm_setr_epi8(4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1);
+  int x = 0;
+  for (; x + 8 <= w; x += 8) {
+    const uint8_t *p = src + 3 * x;
+    const __m128i sums =
+        _mm_hadd_epi16(pair_sums(p, stride, 0, first), pair_sums(p, stride, 8, second));
+    const __m128i m = means(sums);
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(dst + x), _mm_packus_epi16(m, m));
+  }
+  return x;
+}
+
+EF_SSSE3 int uv_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int w) {
+  // Two output pairs from each 12 bytes: U triplet, V triplet, U, V.
+  const __m128i pick = _mm_setr_epi8(0, 2, 4, -1, 1, 3, 5, -1, 6, 8, 10, -1, 7, 9, 11, -1);
+  // U0 V0 U1 V1 ... to U0..U7 V0..V7.
+  const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  int x = 0;
+  // 8 pairs read 48 bytes, the last load 4 beyond them: stop one block early.
+  for (; x + 9 <= w; x += 8) {
+    const uint8_t *p = src + 6 * x;
+    const __m128i lo =
+        _mm_hadd_epi16(pair_sums(p, stride, 0, pick), pair_sums(p, stride, 12, pick));
+    const __m128i hi =
+        _mm_hadd_epi16(pair_sums(p, stride, 24, pick), pair_sums(p, stride, 36, pick));
+    const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(means(lo), means(hi)), split);
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(u + x), bytes);
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(v + x), _mm_srli_si128(bytes, 8));
+  }
+  return x;
+}
+
+// Per 12 bytes (3 pairs of two groups): the pairs (a, b) and (b, c) of U
+// and of V next to each other, weighted (2, 1) and (1, 2) by maddubs:
+// U0 U1 V0 V1 U2 U3 V2 V3, each a row's thirds.
+EF_SSSE3 inline __m128i row_thirds(const uint8_t *p) {
+  const __m128i pick = _mm_setr_epi8(0, 2, 2, 4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11);
+  const __m128i weights = _mm_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  return _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights);
+}
+
+EF_SSSE3 int uv32_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
+                        uint8_t *const v[2], int w) {
+  // U0 U1 V0 V1 U2 U3 V2 V3 | U4 ... to U0..U7 V0..V7.
+  const __m128i split = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  int x = 0;
+  // 4 groups read 24 bytes, the last load 4 beyond them: stop one early.
+  for (; x + 5 <= w; x += 4) {
+    const uint8_t *p = src + 6 * x;
+    __m128i h[3][2];
+    for (int r = 0; r < 3; ++r) {
+      h[r][0] = row_thirds(p + r * stride);
+      h[r][1] = row_thirds(p + r * stride + 12);
+    }
+    const __m128i top0 = means(_mm_add_epi16(_mm_slli_epi16(h[0][0], 1), h[1][0]));
+    const __m128i top1 = means(_mm_add_epi16(_mm_slli_epi16(h[0][1], 1), h[1][1]));
+    const __m128i bot0 = means(_mm_add_epi16(h[1][0], _mm_slli_epi16(h[2][0], 1)));
+    const __m128i bot1 = means(_mm_add_epi16(h[1][1], _mm_slli_epi16(h[2][1], 1)));
+    const __m128i rows[2] = {_mm_shuffle_epi8(_mm_packus_epi16(top0, top1), split),
+                             _mm_shuffle_epi8(_mm_packus_epi16(bot0, bot1), split)};
+    for (int k = 0; k < 2; ++k) {
+      _mm_storel_epi64(reinterpret_cast<__m128i *>(u[k] + 2 * x), rows[k]);
+      _mm_storel_epi64(reinterpret_cast<__m128i *>(v[k] + 2 * x), _mm_srli_si128(rows[k], 8));
+    }
+  }
+  return x;
+}
+
+// The same 16 outputs at a time: each 128-bit lane does what one SSSE3
+// step does, on the first and second 24 bytes.
+#define EF_AVX2 __attribute__((target("avx2")))
+
+EF_AVX2 inline __m256i two_loads(const uint8_t *p, int second) {
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + second));
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+EF_AVX2 int plane_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int w) {
+  const __m256i first = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1,
+                                         2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  const __m256i second = _mm256_setr_epi8(4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1,
+                                          4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1);
+  const __m256i ones = _mm256_set1_epi8(1);
+  int x = 0;
+  for (; x + 16 <= w; x += 16) {
+    const uint8_t *p = src + 3 * x;
+    __m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+    for (int r = 0; r < 3; ++r, p += stride) {
+      a = _mm256_add_epi16(
+          a, _mm256_maddubs_epi16(_mm256_shuffle_epi8(two_loads(p, 24), first), ones));
+      b = _mm256_add_epi16(
+          b, _mm256_maddubs_epi16(_mm256_shuffle_epi8(two_loads(p + 8, 24), second), ones));
+    }
+    const __m256i sums = _mm256_hadd_epi16(a, b);
+    const __m256i m = _mm256_mulhi_epu16(_mm256_add_epi16(sums, _mm256_set1_epi16(4)),
+                                         _mm256_set1_epi16(short(kNinth)));
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(m, m), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + x), _mm256_castsi256_si128(packed));
+  }
+  return x;
+}
+
+EF_AVX2 inline __m256i row_thirds2(const uint8_t *p) {
+  const __m256i pick = _mm256_setr_epi8(0, 2, 2, 4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11, 0, 2, 2,
+                                        4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11);
+  const __m256i weights = _mm256_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1,
+                                           2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
+  return _mm256_maddubs_epi16(_mm256_shuffle_epi8(two_loads(p, 24), pick), weights);
+}
+
+EF_AVX2 inline __m256i means2(__m256i sums) {
+  return _mm256_mulhi_epu16(_mm256_add_epi16(sums, _mm256_set1_epi16(4)),
+                            _mm256_set1_epi16(short(kNinth)));
+}
+
+EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
+                      uint8_t *const v[2], int w) {
+  const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
+                                         4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  int x = 0;
+  // 8 groups read 48 bytes, the last load 4 beyond them: stop one early.
+  for (; x + 9 <= w; x += 8) {
+    const uint8_t *p = src + 6 * x;
+    __m256i h[3][2];
+    for (int r = 0; r < 3; ++r) {
+      h[r][0] = row_thirds2(p + r * stride);
+      h[r][1] = row_thirds2(p + r * stride + 12);
+    }
+    const __m256i top0 = means2(_mm256_add_epi16(_mm256_slli_epi16(h[0][0], 1), h[1][0]));
+    const __m256i top1 = means2(_mm256_add_epi16(_mm256_slli_epi16(h[0][1], 1), h[1][1]));
+    const __m256i bot0 = means2(_mm256_add_epi16(h[1][0], _mm256_slli_epi16(h[2][0], 1)));
+    const __m256i bot1 = means2(_mm256_add_epi16(h[1][1], _mm256_slli_epi16(h[2][1], 1)));
+    // Per lane U0..U7 V0..V7; then U of both lanes, V of both lanes.
+    const __m256i rows[2] = {
+        _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_packus_epi16(top0, top1), split), 0xd8),
+        _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_packus_epi16(bot0, bot1), split),
+                                 0xd8)};
+    for (int k = 0; k < 2; ++k) {
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(u[k] + 2 * x), _mm256_castsi256_si128(rows[k]));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(v[k] + 2 * x),
+                       _mm256_extracti128_si256(rows[k], 1));
+    }
+  }
+  return x;
+}
+
+bool have_avx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+
+bool have_ssse3() {
+  static const bool have = __builtin_cpu_supports("ssse3");
+  return have;
+}
+#endif
+
+}  // namespace
+
+void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int w, int h) {
+  for (int y = 0; y < h; ++y) {
+    const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
+    uint8_t *out = dst + ptrdiff_t(y) * dst_stride;
+    int x = 0;
+#ifdef EF_BOX_SSSE3
+    if (have_avx2())
+      x = plane_avx2(in, src_stride, out, w);
+    if (have_ssse3())
+      x += plane_ssse3(in + 3 * x, src_stride, out + x, w - x);
+#endif
+    plane_c(in, src_stride, out, x, w);
+  }
+}
+
+void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+             int stride_v, int w, int h) {
+  for (int y = 0; y < h; ++y) {
+    const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
+    uint8_t *u = dst_u + ptrdiff_t(y) * stride_u;
+    uint8_t *v = dst_v + ptrdiff_t(y) * stride_v;
+    int x = 0;
+#ifdef EF_BOX_SSSE3
+    if (have_ssse3())
+      x = uv_ssse3(in, src_stride, u, v, w);
+#endif
+    uv_c(in, src_stride, u, v, x, w);
+  }
+}
+
+void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+              int stride_v, int w, int h) {
+  for (int y = 0; y < h; ++y) {
+    const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
+    uint8_t *const u[2] = {dst_u + ptrdiff_t(2 * y) * stride_u,
+                           dst_u + ptrdiff_t(2 * y + 1) * stride_u};
+    uint8_t *const v[2] = {dst_v + ptrdiff_t(2 * y) * stride_v,
+                           dst_v + ptrdiff_t(2 * y + 1) * stride_v};
+    int x = 0;
+#ifdef EF_BOX_SSSE3
+    if (have_avx2())
+      x = uv32_avx2(in, src_stride, u, v, w);
+    if (have_ssse3()) {
+      uint8_t *const ut[2] = {u[0] + 2 * x, u[1] + 2 * x};
+      uint8_t *const vt[2] = {v[0] + 2 * x, v[1] + 2 * x};
+      x += uv32_ssse3(in + 6 * x, src_stride, ut, vt, w - x);
+    }
+#endif
+    uv32_c(in, src_stride, u, v, x, w);
+  }
+}
+
+}  // namespace ef::gst::cpu

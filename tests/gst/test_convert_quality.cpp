@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The picture efconvert makes, both backends, against `videoconvert !
+// videoscale` (GStreamer's own, whose linear filter widens with the
+// reduction) and against each other: real decoder output (VP8, planes
+// padded as the decoder allocates them) at 1080p to 640x640 and at 2x, 3x,
+// 5x and 8x reductions, odd sizes, and chroma that must have the output's
+// full resolution at colour edges.
+#include <gst/app/app.h>
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check_gl_main.hpp"
+#include "frames.hpp"
+#include "harness.hpp"
+
+using namespace ef::test;
+
+namespace {
+
+constexpr double kMinPsnr = 35.0;
+
+struct Frame {
+  GstBuffer *buffer = nullptr;
+  GstVideoInfo info{};
+  ~Frame() {
+    if (buffer)
+      gst_buffer_unref(buffer);
+  }
+};
+
+// The frame `launch` (appsrc name=src ! ... ! appsink name=sink) makes of
+// `input`.
+void pull_frame(const std::string &launch, Frame &frame, GstBuffer *input) {
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(launch.c_str(), &error);
+  fail_unless(pipeline != nullptr, "%s: %s", launch.c_str(), error ? error->message : "");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer(GST_APP_SRC(src), input);
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  gst_object_unref(src);
+  GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 60 * GST_SECOND);
+  if (!sample) {
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+    GError *err = nullptr;
+    if (msg)
+      gst_message_parse_error(msg, &err, nullptr);
+    fail("%s made no frame: %s", launch.c_str(), err ? err->message : "no error either");
+  }
+  fail_unless(gst_video_info_from_caps(&frame.info, gst_sample_get_caps(sample)));
+  frame.buffer = gst_buffer_ref(gst_sample_get_buffer(sample));
+  gst_sample_unref(sample);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+}
+
+// Camera-like content: smooth shading, texture down to a 32-pixel period
+// and saturated colour patches whose edges ramp over 3 pixels, as a lens
+// leaves them; RGBx.
+GstBuffer *scene(int w, int h) {
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, gsize(w) * h * 4, nullptr);
+  GstMapInfo map;
+  gst_buffer_map(buf, &map, GST_MAP_WRITE);
+  auto ramp = [](double d) { return std::clamp(0.5 + d / 3.0, 0.0, 1.0); };
+  const double patch[4][3] = {{230, 30, 40}, {30, 60, 220}, {40, 200, 60}, {240, 220, 30}};
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double rgb[3];
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = 128 + 70 * std::sin(x / (90.0 + 40 * c) + y / (130.0 - 30 * c) + c) +
+                 24 * std::sin(2 * G_PI * (x / 32.0 + y / (48.0 + 16 * c)));
+      for (int k = 0; k < 4; ++k) {
+        // Patches of 301 x 211 pixels, edges at odd places.
+        const double x0 = 101 + 437 * k, y0 = 133 + 197 * k;
+        const double inside =
+            std::min({ramp(x - x0), ramp(x0 + 301 - x), ramp(y - y0), ramp(y0 + 211 - y)});
+        for (int c = 0; c < 3; ++c)
+          rgb[c] = rgb[c] * (1 - inside) + patch[k][c] * inside;
+      }
+      guint8 *p = map.data + (size_t(y) * w + x) * 4;
+      for (int c = 0; c < 3; ++c)
+        p[c] = guint8(std::clamp(rgb[c], 0.0, 255.0));
+      p[3] = 255;
+    }
+  gst_buffer_unmap(buf, &map);
+  return buf;
+}
+
+// The scene at 1080p through VP8 and back: I420 in the decoder's own
+// buffers, made once.
+const Frame &decoded() {
+  static Frame frame;
+  if (frame.buffer)
+    return frame;
+  const std::string launch =
+      "appsrc name=src caps=video/x-raw,format=RGBx,width=1920,height=1080,framerate=30/1"
+      " ! videoconvert ! video/x-raw,format=I420"
+      " ! vp8enc deadline=1 target-bitrate=20000000 ! vp8dec ! appsink name=sink sync=false";
+  pull_frame(launch, frame, scene(1920, 1080));
+  return frame;
+}
+
+// `chain` (a harness launch line) on one frame, into `out`; the sink offers
+// system memory, as an appsink that maps every frame does.
+GstBuffer *run_chain(const std::string &chain, const Frame &in, const GstVideoInfo &out_info) {
+  GstHarness *h = gst_harness_new_parse(chain.c_str());
+  offer_downstream_pool(h, nullptr, 2);
+  GstVideoInfo out = out_info;
+  out.fps_n = in.info.fps_n, out.fps_d = in.info.fps_d;
+  gst_harness_set_caps(h, gst_video_info_to_caps(&in.info), gst_video_info_to_caps(&out));
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in.buffer)), GST_FLOW_OK);
+  GstBuffer *buf = gst_harness_pull(h);
+  gst_harness_teardown(h);
+  return buf;
+}
+
+// PSNR over the R, G, B bytes of rows [y0, y1) of two packed RGB frames.
+double psnr(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, int y0, int y1) {
+  GstVideoFrame fa, fb;
+  GstVideoInfo ia = info, ib = info;
+  fail_unless(gst_video_frame_map(&fa, &ia, a, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&fb, &ib, b, GST_MAP_READ));
+  double se = 0;
+  int64_t n = 0;
+  for (int y = y0; y < y1; ++y) {
+    const auto *ra = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fa, 0)) +
+                     y * GST_VIDEO_FRAME_PLANE_STRIDE(&fa, 0);
+    const auto *rb = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fb, 0)) +
+                     y * GST_VIDEO_FRAME_PLANE_STRIDE(&fb, 0);
+    for (int x = 0; x < 3 * GST_VIDEO_INFO_WIDTH(&info); ++x, ++n) {
+      const double d = double(ra[x]) - rb[x];
+      se += d * d;
+    }
+  }
+  gst_video_frame_unmap(&fa);
+  gst_video_frame_unmap(&fb);
+  return se == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 * double(n) / se);
+}
+
+struct Geometry {
+  int w, h;
+  int y0, y1;  // the content rows (the rest is border)
+  const char *what;
+  // The reference's linear filter takes two taps whatever the reduction
+  // (it aliases), efconvert's a box over the pixels each output covers;
+  // at a factor that is not whole libyuv's box alternates box widths, so
+  // the two meet less closely there.
+  double min_psnr = kMinPsnr;
+};
+
+// 1080p to a model input (letterboxed, 3x), and whole reductions.
+constexpr Geometry kGeometries[] = {
+    {640, 640, 140, 500, "640x640 letterbox"},
+    {960, 540, 0, 540, "2x"},
+    {640, 360, 0, 360, "3x"},
+    {384, 216, 0, 216, "5x"},
+    {240, 135, 0, 135, "8x"},
+    {400, 225, 0, 225, "4.8x, odd height", 30.0},
+};
+
+GstVideoInfo rgb_info(int w, int h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGB, w, h);
+  return info;
+}
+
+const char *const kReference = "videoconvert ! videoscale";
+
+// Each backend against the reference (and the two against each other when
+// both run), on the decoder's frames of `patterns`.
+void compare(bool gl) {
+  const Frame &in = decoded();
+  const char *const pattern = "decoded";
+  {
+    for (const Geometry &g : kGeometries) {
+      const GstVideoInfo out = rgb_info(g.w, g.h);
+      GstBuffer *ref = run_chain(kReference, in, out);
+      GstBuffer *cpu = run_chain("efconvert backend=cpu", in, out);
+      const double cpu_db = psnr(cpu, ref, out, g.y0, g.y1);
+      std::printf("%s %s: cpu %.1f dB from %s", pattern, g.what, cpu_db, kReference);
+      if (!gl) {
+        std::printf("\n");
+        fail_unless(cpu_db >= g.min_psnr, "%s %s: cpu %.1f dB from %s", pattern, g.what, cpu_db,
+                    kReference);
+      } else {
+        GstBuffer *glb = run_chain("efconvert backend=gl", in, out);
+        const double gl_db = psnr(glb, ref, out, g.y0, g.y1);
+        const double between = psnr(glb, cpu, out, g.y0, g.y1);
+        std::printf(", gl %.1f dB, gl from cpu %.1f dB\n", gl_db, between);
+        gst_buffer_unref(glb);
+        fail_unless(gl_db >= g.min_psnr && between >= g.min_psnr,
+                    "%s %s: gl %.1f dB from %s, %.1f dB from cpu", pattern, g.what, gl_db,
+                    kReference, between);
+      }
+      gst_buffer_unref(cpu);
+      gst_buffer_unref(ref);
+    }
+  }
+}
+
+// NV12 of one luma level whose chroma changes at every chroma sample (a
+// colour zone plate): every change in the output is a change of chroma.
+GstBuffer *colour_plate(const GstVideoInfo &info) {
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  fail_unless(gst_video_frame_map(&f, &copy, buf, GST_MAP_WRITE));
+  for (int y = 0; y < GST_VIDEO_INFO_HEIGHT(&info); ++y)
+    memset(static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0)) +
+               y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0),
+           110, GST_VIDEO_INFO_WIDTH(&info));
+  for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, 1); ++y) {
+    auto *row = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 1)) +
+                y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 1);
+    for (int x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, 1); ++x) {
+      const double r2 = (x * x + y * y) / 900.0;
+      row[2 * x] = guint8(128 + 60 * std::cos(r2));
+      row[2 * x + 1] = guint8(128 + 60 * std::sin(1.3 * r2));
+    }
+  }
+  gst_video_frame_unmap(&f);
+  return buf;
+}
+
+// Mean absolute change of R - G and B - G between neighbours inside
+// aligned 2x2 blocks and across them, horizontally and vertically.
+void chroma_changes(GstBuffer *buf, const GstVideoInfo &info, double &inside, double &across) {
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  fail_unless(gst_video_frame_map(&f, &copy, buf, GST_MAP_READ));
+  auto at = [&](int x, int y, int c) {
+    return int(static_cast<const guint8 *>(
+        GST_VIDEO_FRAME_PLANE_DATA(&f, 0))[y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + 3 * x + c]);
+  };
+  auto change = [&](int x0, int y0, int x1, int y1) {
+    return std::abs((at(x0, y0, 0) - at(x0, y0, 1)) - (at(x1, y1, 0) - at(x1, y1, 1))) +
+           std::abs((at(x0, y0, 2) - at(x0, y0, 1)) - (at(x1, y1, 2) - at(x1, y1, 1)));
+  };
+  double sums[2] = {0, 0};
+  int counts[2] = {0, 0};
+  const int w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
+  for (int y = 0; y + 1 < h; ++y)
+    for (int x = 0; x + 1 < w; ++x) {
+      sums[x % 2] += change(x, y, x + 1, y);
+      ++counts[x % 2];
+      sums[y % 2] += change(x, y, x, y + 1);
+      ++counts[y % 2];
+    }
+  gst_video_frame_unmap(&f);
+  inside = sums[0] / counts[0];
+  across = sums[1] / counts[1];
+}
+
+void check_chroma_resolution(const char *backend) {
+  GstVideoInfo in, out;
+  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_NV12, 320, 240);
+  const int sizes[][2] = {{64, 48}, {160, 120}, {214, 160}, {320, 240}};
+  for (const auto &size : sizes) {
+    out = rgb_info(size[0], size[1]);
+    GstHarness *h = gst_harness_new_parse((std::string("efconvert backend=") + backend).c_str());
+    offer_downstream_pool(h, nullptr, 2);
+    gst_harness_set_caps(h, gst_video_info_to_caps(&in), gst_video_info_to_caps(&out));
+    fail_unless_equals_int(gst_harness_push(h, colour_plate(in)), GST_FLOW_OK);
+    GstBuffer *buf = gst_harness_pull(h);
+    double inside, across;
+    chroma_changes(buf, out, inside, across);
+    std::printf("%s 320x240 -> %dx%d: chroma change %.2f inside 2x2 blocks, %.2f across\n", backend,
+                size[0], size[1], inside, across);
+    fail_unless(inside >= 0.5 * across,
+                "%s %dx%d: chroma change %.2f inside 2x2 blocks, %.2f across", backend, size[0],
+                size[1], inside, across);
+    gst_buffer_unref(buf);
+    gst_harness_teardown(h);
+  }
+}
+
+}  // namespace
+
+// Chroma has the output's resolution: inside aligned 2x2 output blocks it
+// changes about as much as across them (half-resolution chroma is constant
+// there).
+GST_START_TEST(test_chroma_resolution_cpu) {
+  check_chroma_resolution("cpu");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_chroma_resolution_gl) {
+  check_chroma_resolution("gl");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_decoder_output_cpu) {
+  compare(false);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_decoder_output_gl) {
+  compare(true);
+}
+GST_END_TEST;
+
+static Suite *quality_suite() {
+  Suite *s = suite_create("convert_quality");
+  TCase *tc = tcase_create("quality");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_chroma_resolution_cpu);
+  tcase_add_test(tc, test_chroma_resolution_gl);
+  tcase_add_test(tc, test_decoder_output_cpu);
+  tcase_add_test(tc, test_decoder_output_gl);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  return run_gl_suite(argc, argv, quality_suite, Needs::Gl);
+}
