@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/buffer_source.hpp"
@@ -98,6 +99,42 @@ std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
   return layout;
 }
 
+// llvmpipe rasterizes in blocks of 4 x 4 pixels and reads, masks and
+// writes a block's rows back whole, with aligned 16-byte vector loads and
+// stores: a render target whose rows do not each start on 16 bytes faults in
+// a rasterizer thread, and one whose last block of rows lies past the memory
+// writes outside it (or, past a plane, races the draw into the next plane).
+// Hardware drivers ask at least as much of a pitch. So a destination plane
+// is rendered into in place only where its rows start on 16 bytes and whole
+// blocks of its rows lie inside its memory, before the next plane; any
+// other is rendered apart and read back. Empty where it fits, else why not.
+constexpr gsize kRowAlign = 16, kBlockRows = 4;
+
+std::string render_target_misfit(GstBuffer *out, const ByteTarget &target, guint n_planes,
+                                 guint height) {
+  if (target.stride % kRowAlign != 0)
+    return "its stride of " + std::to_string(target.stride) + " bytes is no multiple of " +
+           std::to_string(kRowAlign);
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  const gsize block_rows = (height + kBlockRows - 1) / kBlockRows * kBlockRows;
+  for (guint p = 0; p < n_planes; ++p) {
+    const gsize start = mem->offset + target.offset[p];
+    if (start % kRowAlign != 0)
+      return "plane " + std::to_string(p) + " starts at byte " + std::to_string(start) +
+             " of its memory, not on " + std::to_string(kRowAlign);
+    gsize limit = mem->maxsize;
+    for (guint q = 0; q < n_planes; ++q)
+      if (mem->offset + target.offset[q] > start)
+        limit = MIN(limit, mem->offset + target.offset[q]);
+    const gsize end = start + gsize(target.stride) * block_rows;
+    if (end > limit)
+      return "plane " + std::to_string(p) + " rendered in blocks of " + std::to_string(kBlockRows) +
+             " rows ends at byte " + std::to_string(end) + ", past the " + std::to_string(limit) +
+             " it may use";
+  }
+  return {};
+}
+
 // The destination's imports, one per output plane.
 using PlaneImports = std::vector<EglImport>;
 
@@ -159,7 +196,7 @@ class GlBackend : public ConvertBackend {
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<PlaneImports>::Handle dst;
-    if (all_fd_memory(out) && !dst_import_off_) {
+    if (all_fd_memory(out) && !dst_import_off_ && fits_in_place(out, target)) {
       auto key = frame_import_key(out, *bytes);
       if (key) {
         BufferSource source(out, *bytes, *key);
@@ -230,6 +267,21 @@ class GlBackend : public ConvertBackend {
       imports.push_back(std::move(made).value());
     }
     return imports;
+  }
+
+  // Logged once per backend: the caps make most misfits, and each frame of
+  // them is counted as a decline and a read-back.
+  bool fits_in_place(GstBuffer *out, const ByteTarget &target) {
+    const std::string misfit = render_target_misfit(out, target, GST_VIDEO_INFO_N_PLANES(&out_),
+                                                    guint(GST_VIDEO_INFO_HEIGHT(&out_)));
+    if (misfit.empty())
+      return true;
+    if (!misfit_logged_) {
+      misfit_logged_ = true;
+      GST_INFO_OBJECT(element_, "output not rendered in place, read back instead: %s",
+                      misfit.c_str());
+    }
+    return false;
   }
 
   // A driver that refuses an import (NVIDIA's EGL takes no memfd as a
@@ -372,6 +424,7 @@ class GlBackend : public ConvertBackend {
   guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
   bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
+  bool misfit_logged_ = false;                            // streaming thread
 };
 
 }  // namespace
