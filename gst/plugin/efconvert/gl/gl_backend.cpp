@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
+#include "gl_layout.hpp"
 #include "gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -147,6 +149,7 @@ class GlBackend : public ConvertBackend {
         context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
+        texture_in_(gl::texture_info(in)),
         converter_(std::move(converter)),
         src_cache_(cache_capacity),
         dst_cache_(cache_capacity) {}
@@ -225,7 +228,9 @@ class GlBackend : public ConvertBackend {
       if (key) {
         BufferSource source(in, layout, *key);
         auto got = src_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          return EglImport::create(context_, in, layout, in_);
+          FrameLayout wide = layout;
+          wide.info.width = texture_in_.width;
+          return EglImport::create(context_, in, wide, texture_in_);
         });
         if (got) {
           tex.import = got->import;
@@ -237,15 +242,41 @@ class GlBackend : public ConvertBackend {
     }
     declines_++;
     if (!uploader_)
-      uploader_ = std::make_unique<TextureUploader>(context_, in_);
+      uploader_ = std::make_unique<TextureUploader>(context_, texture_in_);
     auto buffer = uploader_->acquire();
     if (!buffer)
       return buffer.error();
     tex.uploaded.reset(*buffer);
-    if (auto copied = uploader_->copy(in, *buffer); !copied)
+    auto copied = texture_in_.width == in_.width ? uploader_->copy(in, *buffer)
+                                                 : copy_rows_whole(in, *buffer);
+    if (!copied)
       return copied;
     uploads_++;
     return map_gl_textures(*buffer, tex);
+  }
+
+  // The frame into a texture one pixel wider (texture_info): every byte of
+  // its rows, the padding pixel's V included, which gst_video_frame_copy
+  // leaves out.
+  Result<void> copy_rows_whole(GstBuffer *in, GstBuffer *texture) {
+    GstVideoFrame src, dst;
+    if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
+      return Error{EIO, "Cannot read the input frame (closed or non-mappable fd?)"};
+    if (!gst_video_frame_map(&dst, &texture_in_, texture, GST_MAP_WRITE)) {
+      gst_video_frame_unmap(&src);
+      return Error{EIO, "Cannot map a pooled texture"};
+    }
+    // A valid layout's rows hold the last pair whole (frame_layout checks).
+    const gsize row = gsize(GST_VIDEO_INFO_WIDTH(&texture_in_)) * 2;
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&in_); ++y)
+      std::memcpy(static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, 0)) +
+                      gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&dst, 0),
+                  static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)) +
+                      gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
+                  row);
+    gst_video_frame_unmap(&dst);
+    gst_video_frame_unmap(&src);
+    return {};
   }
 
   // Each plane of the output as an image of its own, the same fd at the
@@ -417,6 +448,7 @@ class GlBackend : public ConvertBackend {
   GstElement *element_;
   GstGLContext *context_;
   GstVideoInfo in_, out_;
+  GstVideoInfo texture_in_;  // the source textures we make (texture_info)
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;

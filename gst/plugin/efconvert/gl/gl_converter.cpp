@@ -468,7 +468,7 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
   gst_gl_shader_set_uniform_2f(shader, "u_inv_size0", 1.0f / w, 1.0f / h);
   gst_gl_shader_set_uniform_2f(shader, "u_inv_size1", 1.0f / MAX(cw, 1), 1.0f / MAX(ch, 1));
   gst_gl_shader_set_uniform_2i(shader, "u_chroma_last", MAX(cw, 1) - 1, MAX(ch, 1) - 1);
-  gst_gl_shader_set_uniform_4i(shader, "u_packed", w, h, (w + 1) / 2 - 1, 0);
+  gst_gl_shader_set_uniform_2i(shader, "u_packed", h, (w + 1) / 2 - 1);
   gst_gl_shader_set_uniform_4fv(shader, "u_chroma", 1, gl::chroma_siting(in_).data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_x", 1, g.map_x.data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_y", 1, g.map_y.data());

@@ -92,7 +92,8 @@ class GlConverter {
   // frame's, chroma planes their component's). Their filter and wrap
   // parameters are not used (the converter binds its own sampler). YUY2 and
   // UYVY of an odd width lack the last V in that layout: the one before it
-  // stands in. All calls on the GL thread.
+  // stands in, unless their texture is one pixel wider (gl::texture_info),
+  // which holds it. All calls on the GL thread.
   virtual Result<void> render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                     const ByteTarget &dst, const ConvertParams &params) = 0;
   // For RGBA, BGRA, RGBx, BGRx outputs as GstGLMemory: renders pixels into

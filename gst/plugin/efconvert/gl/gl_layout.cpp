@@ -174,6 +174,14 @@ std::optional<OutputLayout> output_layout(GstVideoFormat format) {
   }
 }
 
+GstVideoInfo texture_info(const GstVideoInfo &in) {
+  const auto source = source_layout(GST_VIDEO_INFO_FORMAT(&in));
+  GstVideoInfo wide = in;
+  if (source && source->kind == SourceKind::Packed422 && GST_VIDEO_INFO_WIDTH(&in) % 2 == 1)
+    wide.width += 1;  // strides, offsets and size stay: the pair was always there
+  return wide;
+}
+
 OutputPlane planes_as_one(const OutputLayout &output) {
   OutputPlane joint{output.n_planes, {-1, -1, -1, -1}};
   for (guint p = 0; p < output.n_planes; ++p)

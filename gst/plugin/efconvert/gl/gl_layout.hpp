@@ -51,6 +51,13 @@ struct OutputLayout {
 
 std::optional<OutputLayout> output_layout(GstVideoFormat format);
 
+// The layout of the source textures the backend makes for `in` (imports
+// and uploads): `in` itself, but YUY2 and UYVY of an odd width one pixel
+// wider, the same bytes. GstGL makes their RG8 texture as wide as the frame,
+// which leaves out the V of the last pair (texel `width`, the pair's padding
+// pixel) although every valid frame's rows hold it.
+GstVideoInfo texture_info(const GstVideoInfo &in);
+
 // A planar output's planes as the bytes of one pixel, plane p in byte p:
 // the one-pass program computes them together from one sample and writes
 // byte p into draw buffer p.

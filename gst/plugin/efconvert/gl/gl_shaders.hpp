@@ -36,7 +36,7 @@ uniform vec2 u_inv_size0;     // 1 / size of plane 0
 uniform vec2 u_inv_size1;     // 1 / size of the chroma planes
 uniform vec4 u_chroma;        // chroma coordinate = luma coordinate * xy + zw
 uniform ivec2 u_chroma_last;  // last chroma texel (SEMI_PLANAR, PLANAR)
-uniform ivec4 u_packed;       // PACKED_422: texture width, height, last chroma sample
+uniform ivec2 u_packed;       // PACKED_422: height, last chroma sample
 
 // Output pixel centre -> source point (pixels, edges at integers).
 uniform vec2 u_map_x;
@@ -69,12 +69,24 @@ vec2 luma_point(vec2 centre) {
   return p;
 }
 
+#ifdef SOURCE_PACKED_422
+// The frame's width, or one pixel more: the padding pixel of an odd width,
+// which holds the last V (gl_converter.hpp).
+int packed_width() {
+  return textureSize(u_tex0, 0).x;
+}
+#endif
+
 vec4 plane0(vec2 p) {
 #ifdef NEAREST
   return texelFetch(u_tex0, ivec2(p), 0);
 #else
   // An explicit level: llvmpipe skips the derivatives and the LOD.
+#ifdef SOURCE_PACKED_422
+  return textureLod(u_tex0, p / vec2(float(packed_width()), float(u_packed.x)), 0.0);
+#else
   return textureLod(u_tex0, p * u_inv_size0, 0.0);
+#endif
 #endif
 }
 
@@ -133,11 +145,12 @@ vec4 fetch(vec2 centre) {
   return vec4(plane0(p).r, chroma(p), 1.0);
 }
 #elif defined(SOURCE_PACKED_422)
-// Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. An odd width
-// leaves the last V out of GstGL's texture: the previous one stands in.
+// Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. A texture as
+// wide as an odd width (GstGL's) lacks the last V: the previous one stands
+// in.
 vec2 chroma_sample(int k, int row) {
   int v = 2 * k + 1;
-  if (v >= u_packed.x)
+  if (v >= packed_width())
     v -= 2;
   float cb = texelFetch(u_tex0, ivec2(2 * k, row), 0).CHROMA;
   float cr = v >= 0 ? texelFetch(u_tex0, ivec2(v, row), 0).CHROMA : 128.0 / 255.0;
@@ -148,8 +161,8 @@ vec2 chroma_sample(int k, int row) {
 vec2 chroma_row(float x, int row) {
   float c = x - 0.5;
   float k = floor(c);
-  int a = clamp(int(k), 0, u_packed.z);
-  int b = clamp(int(k) + 1, 0, u_packed.z);
+  int a = clamp(int(k), 0, u_packed.y);
+  int b = clamp(int(k) + 1, 0, u_packed.y);
   return mix(chroma_sample(a, row), chroma_sample(b, row), c - k);
 }
 
@@ -161,8 +174,8 @@ vec4 fetch(vec2 centre) {
 #else
   float y = p.y - 0.5;
   float r = floor(y);
-  int top = clamp(int(r), 0, u_packed.y - 1);
-  int bottom = clamp(int(r) + 1, 0, u_packed.y - 1);
+  int top = clamp(int(r), 0, u_packed.x - 1);
+  int bottom = clamp(int(r) + 1, 0, u_packed.x - 1);
   vec2 uv = mix(chroma_row(x, top), chroma_row(x, bottom), y - r);
 #endif
   return vec4(plane0(p).LUMA, uv, 1.0);
