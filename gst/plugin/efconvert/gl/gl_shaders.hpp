@@ -11,6 +11,8 @@
 //   FILL           writes the fill colour (borders) instead of sampling
 //   PLANES         a planar output (BPP 1) in one pass: byte p of a pixel's
 //                  bytes goes to draw buffer p, the texture of plane p
+//   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
+//                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
 #pragma once
 
 namespace ef::gst::gl {
@@ -183,11 +185,62 @@ vec4 fetch(vec2 centre) {
 #endif
 #endif
 
+#if !defined(FILL) && defined(TAPS_X)
+// A strong reduction: a tent two output pixels wide (GstVideoConverter's
+// linear downscale) from TAPS_X x TAPS_Y bilinear samples, spaced evenly
+// over it in output pixels, so that the map turns and scales the footprint
+// with the content. Constant bounds: the loops unroll, the weights fold.
+// Tap i of n sits at output offset o (-1..1), weighted 1 - |o|.
+float tap_offset(int i, int n) {
+  return (2.0 * float(i) + 1.0) / float(n) - 1.0;
+}
+
+#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+// Subsampled chroma spans fewer of its own samples under the footprint:
+// CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
+vec4 filtered(vec2 centre) {
+  float luma = 0.0, wl = 0.0;
+  for (int j = 0; j < TAPS_Y; ++j)
+    for (int i = 0; i < TAPS_X; ++i) {
+      vec2 o = vec2(tap_offset(i, TAPS_X), tap_offset(j, TAPS_Y));
+      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
+      luma += w * plane0(luma_point(centre + o)).r;
+      wl += w;
+    }
+  vec2 uv = vec2(0.0);
+  float wc = 0.0;
+  for (int j = 0; j < CTAPS_Y; ++j)
+    for (int i = 0; i < CTAPS_X; ++i) {
+      vec2 o = vec2(tap_offset(i, CTAPS_X), tap_offset(j, CTAPS_Y));
+      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
+      uv += w * chroma(luma_point(centre + o));
+      wc += w;
+    }
+  return vec4(luma / wl, uv / wc, 1.0);
+}
+#else
+vec4 filtered(vec2 centre) {
+  vec4 sum = vec4(0.0);
+  float total = 0.0;
+  for (int j = 0; j < TAPS_Y; ++j)
+    for (int i = 0; i < TAPS_X; ++i) {
+      vec2 o = vec2(tap_offset(i, TAPS_X), tap_offset(j, TAPS_Y));
+      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
+      sum += w * fetch(centre + o);
+      total += w;
+    }
+  return sum / total;
+}
+#endif
+#endif
+
 // The bytes of output pixel px (x in pixels, y in rows of the plane),
 // unclamped.
 vec4 pixel_bytes(vec2 px) {
 #ifdef FILL
   vec4 s = vec4(0.0);
+#elif defined(TAPS_X)
+  vec4 s = filtered(px + 0.5);
 #else
   vec4 s = fetch(px + 0.5);
 #endif
