@@ -195,43 +195,39 @@ float tap_offset(int i, int n) {
   return (2.0 * float(i) + 1.0) / float(n) - 1.0;
 }
 
+// One sample at an output point: part 0 everything, or luma alone where
+// chroma is subsampled; part 1 that chroma.
+vec4 tap(vec2 centre, int part) {
 #if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-// Subsampled chroma spans fewer of its own samples under the footprint:
-// CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
-vec4 filtered(vec2 centre) {
-  float luma = 0.0, wl = 0.0;
-  for (int j = 0; j < TAPS_Y; ++j)
-    for (int i = 0; i < TAPS_X; ++i) {
-      vec2 o = vec2(tap_offset(i, TAPS_X), tap_offset(j, TAPS_Y));
-      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
-      luma += w * plane0(luma_point(centre + o)).r;
-      wl += w;
-    }
-  vec2 uv = vec2(0.0);
-  float wc = 0.0;
-  for (int j = 0; j < CTAPS_Y; ++j)
-    for (int i = 0; i < CTAPS_X; ++i) {
-      vec2 o = vec2(tap_offset(i, CTAPS_X), tap_offset(j, CTAPS_Y));
-      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
-      uv += w * chroma(luma_point(centre + o));
-      wc += w;
-    }
-  return vec4(luma / wl, uv / wc, 1.0);
-}
+  vec2 p = luma_point(centre);
+  return part == 0 ? vec4(plane0(p).r, 0.0, 0.0, 0.0) : vec4(0.0, chroma(p), 0.0);
 #else
-vec4 filtered(vec2 centre) {
+  return fetch(centre);
+#endif
+}
+
+vec4 tent(vec2 centre, int nx, int ny, int part) {
   vec4 sum = vec4(0.0);
   float total = 0.0;
-  for (int j = 0; j < TAPS_Y; ++j)
-    for (int i = 0; i < TAPS_X; ++i) {
-      vec2 o = vec2(tap_offset(i, TAPS_X), tap_offset(j, TAPS_Y));
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      vec2 o = vec2(tap_offset(i, nx), tap_offset(j, ny));
       float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
-      sum += w * fetch(centre + o);
+      sum += w * tap(centre + o, part);
       total += w;
     }
   return sum / total;
 }
+
+// Subsampled chroma spans fewer of its own samples under the footprint:
+// CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
+vec4 filtered(vec2 centre) {
+#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+  return vec4(tent(centre, TAPS_X, TAPS_Y, 0).x, tent(centre, CTAPS_X, CTAPS_Y, 1).yz, 1.0);
+#else
+  return tent(centre, TAPS_X, TAPS_Y, 0);
 #endif
+}
 #endif
 
 // The bytes of output pixel px (x in pixels, y in rows of the plane),
