@@ -329,6 +329,219 @@ GST_START_TEST(test_refused_imports) {
 }
 GST_END_TEST;
 
+namespace {
+
+// An output of efconvert's own memfd pool, and whether the GL backend can
+// render into it in place.
+struct OutputSize {
+  GstVideoFormat format;
+  guint width, height;
+  bool in_place;  // rows on 16 bytes, whole blocks of 4 rows in the memory
+};
+
+// Sizes of every kind: rows that are no multiple of 16 bytes (RGB 300 wide
+// is 900), 1-pixel sides, planes whose last block of 4 rows reaches into
+// the next (RGBP 16x15), rows of 16 bytes whose last block lies past the
+// memory (RGBA 1024x1: one page), and two that render in place.
+constexpr OutputSize kOutputSizes[] = {
+    {GST_VIDEO_FORMAT_RGB, 300, 300, false}, {GST_VIDEO_FORMAT_RGB, 299, 299, false},
+    {GST_VIDEO_FORMAT_RGB, 100, 100, false}, {GST_VIDEO_FORMAT_RGB, 8, 8, false},
+    {GST_VIDEO_FORMAT_RGB, 4, 4, false},     {GST_VIDEO_FORMAT_RGB, 33, 33, false},
+    {GST_VIDEO_FORMAT_RGB, 8, 64, false},    {GST_VIDEO_FORMAT_RGB, 1, 1, false},
+    {GST_VIDEO_FORMAT_RGB, 7, 5, false},     {GST_VIDEO_FORMAT_RGB, 17, 9, false},
+    {GST_VIDEO_FORMAT_RGB, 4095, 1, false},  {GST_VIDEO_FORMAT_RGB, 1, 4095, false},
+    {GST_VIDEO_FORMAT_RGBA, 6, 6, false},    {GST_VIDEO_FORMAT_RGBA, 10, 10, false},
+    {GST_VIDEO_FORMAT_RGBA, 1024, 1, false}, {GST_VIDEO_FORMAT_RGBA, 1024, 3, false},
+    {GST_VIDEO_FORMAT_GRAY8, 8, 8, false},   {GST_VIDEO_FORMAT_GRAY8, 20, 20, false},
+    {GST_VIDEO_FORMAT_RGBP, 8, 8, false},    {GST_VIDEO_FORMAT_RGBP, 16, 15, false},
+    {GST_VIDEO_FORMAT_RGB, 16, 16, true},    {GST_VIDEO_FORMAT_RGBP, 16, 16, true},
+};
+
+// Every visible byte of `out` against the RGBA source of `seed` at 1:1;
+// GRAY8 as the BT.601 luma of the source's R'G'B', within 1.
+std::string check_from_rgba(GstBuffer *out, const GstVideoInfo &info, uint32_t seed) {
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  if (!gst_video_frame_map(&f, &copy, out, GST_MAP_READ))
+    return "cannot map the output";
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+  const bool planar = GST_VIDEO_INFO_N_PLANES(&info) > 1;
+  const guint bpp = planar ? 1 : guint(GST_VIDEO_INFO_COMP_PSTRIDE(&info, 0));
+  std::string bad;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info) && bad.empty(); ++p) {
+    const auto *data = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, p));
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(&f, p);
+    for (guint y = 0; y < guint(GST_VIDEO_INFO_HEIGHT(&info)) && bad.empty(); ++y)
+      for (guint x = 0; x < guint(GST_VIDEO_INFO_WIDTH(&info)) && bad.empty(); ++x)
+        for (guint b = 0; b < bpp && bad.empty(); ++b) {
+          const int got = data[gsize(y) * stride + x * bpp + b];
+          auto src = [&](guint c) { return int(pattern_byte(seed, 0, y, 4 * x + c)); };
+          int want;
+          bool near = false;
+          if (format == GST_VIDEO_FORMAT_GRAY8) {
+            want = int(std::lround(0.299 * src(0) + 0.587 * src(1) + 0.114 * src(2)));
+            near = std::abs(got - want) <= 1;
+          } else {
+            want = src(planar ? p : b);
+          }
+          if (got != want && !near)
+            bad = "plane " + std::to_string(p) + " pixel " + std::to_string(x) + "," +
+                  std::to_string(y) + " byte " + std::to_string(b) + ": got " +
+                  std::to_string(got) + ", want " + std::to_string(want);
+        }
+  }
+  gst_video_frame_unmap(&f);
+  return bad;
+}
+
+}  // namespace
+
+// Into efconvert's own memfd pool (the harness offers none), at sizes
+// whose rows are no multiple of 16 bytes or whose last block of rows lies
+// outside the plane's memory: the driver must not render into such a memfd
+// in place (llvmpipe faulted or hung there); the frame is rendered apart
+// and read back, counted, and every byte is right. One forked run a size,
+// so a crash names it.
+GST_START_TEST(test_fd_output_sizes) {
+  const OutputSize &k = kOutputSizes[__i__];
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, k.width, k.height);
+  const GstVideoInfo out = info_of(k.format, k.width, k.height);
+  const std::string name = std::string(gst_video_format_to_string(k.format)) + " " +
+                           std::to_string(k.width) + "x" + std::to_string(k.height);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  const guint frames = 3;
+  for (uint32_t f = 0; f < frames; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, f)), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    fail_unless(gst_is_fd_memory(gst_buffer_peek_memory(got, 0)), "%s: not the memfd pool",
+                name.c_str());
+    const std::string bad = check_from_rgba(got, out, f);
+    fail_unless(bad.empty(), "%s frame %u: %s", name.c_str(), f, bad.c_str());
+    gst_buffer_unref(got);
+  }
+  GstElement *conv = harness_element(h, "conv");
+  const guint64 in_place = stat(conv, "dst-hits") + stat(conv, "dst-misses");
+  const guint64 readbacks = stat(conv, "readbacks");
+  fail_unless_equals_uint64(in_place + readbacks, frames);
+  fail_unless(k.in_place ? in_place == frames : readbacks == frames,
+              "%s: %lu in place, %lu read back", name.c_str(), (unsigned long)in_place,
+              (unsigned long)readbacks);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+namespace {
+
+// A YUY2 or UYVY frame whose pairs alternate between two strong colours
+// (by column and by row), luma a ramp: the V of each pair, the last one of
+// an odd width included, shows in its pixels.
+void fill_packed_422(GstBuffer *buffer, const GstVideoInfo &info) {
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  fail_unless(gst_video_frame_map(&f, &copy, buffer, GST_MAP_WRITE));
+  const bool yuy2 = GST_VIDEO_INFO_FORMAT(&info) == GST_VIDEO_FORMAT_YUY2;
+  const guint pairs = (guint(GST_VIDEO_INFO_WIDTH(&info)) + 1) / 2;
+  for (guint y = 0; y < guint(GST_VIDEO_INFO_HEIGHT(&info)); ++y) {
+    guint8 *row = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0)) +
+                  gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
+    for (guint k = 0; k < pairs; ++k) {
+      const bool odd = (k + y) % 2;
+      const guint8 luma[2] = {guint8(60 + (7 * k + 3 * y) % 120), guint8(90 + (5 * k + y) % 120)};
+      const guint8 u = odd ? 200 : 60, v = odd ? 40 : 220;
+      guint8 *pair = row + 4 * k;
+      pair[yuy2 ? 0 : 1] = luma[0];
+      pair[yuy2 ? 2 : 3] = luma[1];
+      pair[yuy2 ? 1 : 0] = u;
+      pair[yuy2 ? 3 : 2] = v;
+    }
+  }
+  gst_video_frame_unmap(&f);
+}
+
+// GstVideoConverter's RGB of `in`, off its fast paths (which replicate
+// chroma) so that chroma is interpolated as the GL backend does.
+GstBuffer *reference_rgb(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out_info) {
+  GstBuffer *out = gst_buffer_new_allocate(nullptr, out_info.size, nullptr);
+  GstVideoFrame src, dst;
+  GstVideoInfo a = in_info, b = out_info;
+  fail_unless(gst_video_frame_map(&src, &a, in, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&dst, &b, out, GST_MAP_WRITE));
+  GstStructure *options = gst_structure_new(
+      "options", GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+      GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION, G_TYPE_UINT, 2u, nullptr);
+  GstVideoConverter *converter = gst_video_converter_new(&a, &b, options);
+  fail_unless(converter != nullptr);
+  gst_video_converter_frame(converter, &src, &dst);
+  gst_video_converter_free(converter);
+  gst_video_frame_unmap(&dst);
+  gst_video_frame_unmap(&src);
+  return out;
+}
+
+// The largest difference of two RGB frames' visible bytes, and where.
+int max_difference(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, std::string &where) {
+  GstVideoFrame fa, fb;
+  GstVideoInfo ia = info, ib = info;
+  fail_unless(gst_video_frame_map(&fa, &ia, a, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&fb, &ib, b, GST_MAP_READ));
+  int worst = 0;
+  for (guint y = 0; y < guint(GST_VIDEO_INFO_HEIGHT(&info)); ++y)
+    for (guint x = 0; x < guint(GST_VIDEO_INFO_WIDTH(&info)) * 3; ++x) {
+      auto at = [&](GstVideoFrame &f) {
+        return int(static_cast<const guint8 *>(
+            GST_VIDEO_FRAME_PLANE_DATA(&f, 0))[gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + x]);
+      };
+      const int d = std::abs(at(fa) - at(fb));
+      if (d > worst) {
+        worst = d;
+        where = "pixel " + std::to_string(x / 3) + "," + std::to_string(y) + " byte " +
+                std::to_string(x % 3) + ": " + std::to_string(at(fa)) + " vs " +
+                std::to_string(at(fb));
+      }
+    }
+  gst_video_frame_unmap(&fa);
+  gst_video_frame_unmap(&fb);
+  return worst;
+}
+
+}  // namespace
+
+// YUY2 and UYVY of odd widths (1, 3, 5; 1x4095) into RGB at 1:1, imported
+// from a memfd and uploaded from system memory: the last pair's V lies in
+// its padding pixel, past the frame's width, and must still be used.
+GST_START_TEST(test_packed_422_odd_widths) {
+  const std::pair<guint, guint> sizes[] = {{1, 1}, {1, 2}, {1, 4095}, {3, 1},
+                                           {3, 2}, {5, 1}, {5, 3},    {2, 2}};
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY})
+    for (const auto &[w, h] : sizes)
+      for (bool memfd : {true, false}) {
+        const GstVideoInfo in = info_of(format, w, h);
+        const GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, w, h);
+        GstBuffer *src = memfd ? memfd_frame(in, 0) : system_frame(in, 0);
+        fill_packed_422(src, in);
+        GstHarness *hn = gst_harness_new_parse("efconvert name=conv backend=gl");
+        offer_downstream_pool(hn, nullptr, 2);
+        gst_harness_set_caps(hn, caps_for(in, memfd ? GST_CAPS_FEATURE_MEMORY_DMABUF : nullptr),
+                             caps_for(out));
+        fail_unless_equals_int(gst_harness_push(hn, gst_buffer_ref(src)), GST_FLOW_OK);
+        GstBuffer *got = gst_harness_pull(hn);
+        fail_unless_equals_uint64(stat(harness_element(hn, "conv"), "uploads"), memfd ? 0 : 1);
+        GstBuffer *want = reference_rgb(src, in, out);
+        std::string where;
+        const int worst = max_difference(got, want, out, where);
+        // GstVideoConverter rounds its 8-bit matrix: G is up to 5 off.
+        fail_unless(worst <= 6, "%s %ux%u from %s: differs by %d at %s",
+                    gst_video_format_to_string(format), w, h, memfd ? "a memfd" : "system memory",
+                    worst, where.c_str());
+        gst_buffer_unref(want);
+        gst_buffer_unref(got);
+        gst_buffer_unref(src);
+        gst_harness_teardown(hn);
+      }
+}
+GST_END_TEST;
+
 static Suite *gl_suite() {
   Suite *s = suite_create("efconvert_gl");
   TCase *tc = tcase_create("gl");
@@ -339,7 +552,13 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_readback_into_system_memory);
   tcase_add_test(tc, test_gl_memory_output);
   tcase_add_test(tc, test_refused_imports);
+  tcase_add_test(tc, test_packed_422_odd_widths);
   suite_add_tcase(s, tc);
+  // A hang before the fix must fail in seconds, not at the default limit.
+  TCase *sizes = tcase_create("fd_output_sizes");
+  tcase_set_timeout(sizes, 30);
+  tcase_add_loop_test(sizes, test_fd_output_sizes, 0, G_N_ELEMENTS(kOutputSizes));
+  suite_add_tcase(s, sizes);
   return s;
 }
 

@@ -216,7 +216,25 @@ class Frame {
   GstVideoFrame frame_;
 };
 
-enum class Content { Smooth, Noise };
+enum class Content { Smooth, Noise, ZonePlate, ColourStep };
+
+// A zone plate in every component: videotestsrc's pattern=zone-plate with
+// kx2=20 ky2=20 (rings whose frequency rises to 20/256 cycles a pixel at
+// the edges, past the Nyquist limit of an 8x reduction), grey like
+// videotestsrc's. A colour step: a slanted edge between a red and a blue,
+// in every component at its own resolution.
+double edge_content(Content content, guint c, double X, double Y, const GstVideoInfo &info) {
+  const double w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
+  if (content == Content::ZonePlate) {
+    constexpr double k2 = 20.0 / 256;  // videotestsrc's kx2 and ky2 in cycles
+    const double dx = X - w / 2, dy = Y - h / 2;
+    const double turns = k2 * (dx * dx / w + dy * dy / h);
+    return c == 0 ? 128 + 100 * std::cos(2 * M_PI * turns) : 128;
+  }
+  static constexpr std::array<double, 3> kRed{81, 90, 240}, kBlue{41, 240, 110};
+  const bool left = X < 0.37 * w + 0.21 * Y;
+  return left ? kRed[std::min(c, 2u)] : kBlue[std::min(c, 2u)];
+}
 
 // Smooth: sums of slow waves (periods of 80 pixels and more), where a
 // bilinear sample, GstVideoConverter's wider downscaling kernel and its
@@ -234,6 +252,13 @@ void fill_content(Frame &frame, Content content, uint32_t seed) {
     for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); ++y)
       for (gint x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, c); ++x) {
         const double X = double(x << ws), Y = double(y << hs);
+        if (content != Content::Smooth) {
+          // At the sample's centre, in luma pixels.
+          const double v =
+              edge_content(content, c, X + 0.5 * (1u << ws), Y + 0.5 * (1u << hs), info);
+          frame.at(c, x, y) = guint8(std::clamp(std::lround(v), 0L, 255L));
+          continue;
+        }
         const double v = 128 + 70 * std::sin(0.08 * X + 0.03 * Y + 1.7 * c + seed) +
                          40 * std::cos(0.025 * X - 0.07 * Y + 0.9 * c);
         frame.at(c, x, y) = guint8(std::clamp(std::lround(v), 0L, 255L));
@@ -789,6 +814,59 @@ START_TEST(test_odd_sizes) {
 }
 END_TEST
 
+// PSNR of two RGB frames' luma and chroma (BT.601 full-range Y'CbCr of
+// their R'G'B', chroma over Cb and Cr together).
+void yuv_psnr(const Frame &a, const Frame &b, double &luma, double &chroma) {
+  double se[2] = {0, 0};
+  const GstVideoInfo &info = a.info();
+  const gint w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
+  for (gint y = 0; y < h; ++y)
+    for (gint x = 0; x < w; ++x) {
+      double d[3];
+      for (guint c = 0; c < 3; ++c)
+        d[c] = double(a.at(c, x, y)) - double(b.at(c, x, y));
+      const double dy = 0.299 * d[0] + 0.587 * d[1] + 0.114 * d[2];
+      const double du = -0.168736 * d[0] - 0.331264 * d[1] + 0.5 * d[2];
+      const double dv = 0.5 * d[0] - 0.418688 * d[1] - 0.081312 * d[2];
+      se[0] += dy * dy;
+      se[1] += (du * du + dv * dv) / 2;
+    }
+  auto db = [&](double e) {
+    const double mse = e / (double(w) * h);
+    return mse == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 / mse);
+  };
+  luma = db(se[0]);
+  chroma = db(se[1]);
+}
+
+// Strong downscales do not alias: a zone plate and a colour step reduced
+// 2x, 3x, 5x and 8x stay within 35 dB of GstVideoConverter's bilinear
+// (videoconvert ! videoscale, whose kernel widens with the reduction) in
+// luma and in chroma.
+START_TEST(test_strong_downscales) {
+  GlContext gl;
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 480, 360);
+  for (Content content : {Content::ZonePlate, Content::ColourStep}) {
+    Frame source(in);
+    fill_content(source, content, 0);
+    for (guint factor : {2u, 3u, 5u, 8u}) {
+      const Case k{GST_VIDEO_FORMAT_NV12, 480,          360,
+                   GST_VIDEO_FORMAT_RGB,  480 / factor, 360 / factor};
+      const GstVideoInfo out = video_info(k.out_format, k.out_w, k.out_h);
+      const ConvertParams params = plan(k, in);
+      auto converter = make_converter(gl, in, out);
+      auto ours = render(gl, *converter, source, out, params);
+      double luma = 0, chroma = 0;
+      yuv_psnr(*ours, *reference(source, out, params), luma, chroma);
+      const char *what = content == Content::ZonePlate ? "zone plate" : "colour step";
+      std::printf("%s %ux: Y %.2f dB, chroma %.2f dB\n", what, factor, luma, chroma);
+      fail_unless(luma >= 35.0 && chroma >= 35.0, "%s reduced %ux: Y %.2f dB, chroma %.2f dB", what,
+                  factor, luma, chroma);
+    }
+  }
+}
+END_TEST
+
 // A case's source frame, plan and converter, for tests that compare two
 // renders of it.
 struct Setup {
@@ -1090,6 +1168,10 @@ Suite *gl_converter_suite() {
   tcase_add_test(tc, test_timing);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
+  TCase *strong = tcase_create("strong");
+  tcase_set_timeout(strong, 300);
+  tcase_add_test(strong, test_strong_downscales);
+  suite_add_tcase(s, strong);
   return s;
 }
 

@@ -9,8 +9,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/buffer_source.hpp"
@@ -20,6 +22,7 @@
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
+#include "gl_layout.hpp"
 #include "gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -98,6 +101,42 @@ std::optional<FrameLayout> byte_layout(GstBuffer *out, const GstVideoInfo &info,
   return layout;
 }
 
+// llvmpipe rasterizes in blocks of 4 x 4 pixels and reads, masks and
+// writes a block's rows back whole, with aligned 16-byte vector loads and
+// stores: a render target whose rows do not each start on 16 bytes faults in
+// a rasterizer thread, and one whose last block of rows lies past the memory
+// writes outside it (or, past a plane, races the draw into the next plane).
+// Hardware drivers ask at least as much of a pitch. So a destination plane
+// is rendered into in place only where its rows start on 16 bytes and whole
+// blocks of its rows lie inside its memory, before the next plane; any
+// other is rendered apart and read back. Empty where it fits, else why not.
+constexpr gsize kRowAlign = 16, kBlockRows = 4;
+
+std::string render_target_misfit(GstBuffer *out, const ByteTarget &target, guint n_planes,
+                                 guint height) {
+  if (target.stride % kRowAlign != 0)
+    return "its stride of " + std::to_string(target.stride) + " bytes is no multiple of " +
+           std::to_string(kRowAlign);
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  const gsize block_rows = (height + kBlockRows - 1) / kBlockRows * kBlockRows;
+  for (guint p = 0; p < n_planes; ++p) {
+    const gsize start = mem->offset + target.offset[p];
+    if (start % kRowAlign != 0)
+      return "plane " + std::to_string(p) + " starts at byte " + std::to_string(start) +
+             " of its memory, not on " + std::to_string(kRowAlign);
+    gsize limit = mem->maxsize;
+    for (guint q = 0; q < n_planes; ++q)
+      if (mem->offset + target.offset[q] > start)
+        limit = MIN(limit, mem->offset + target.offset[q]);
+    const gsize end = start + gsize(target.stride) * block_rows;
+    if (end > limit)
+      return "plane " + std::to_string(p) + " rendered in blocks of " + std::to_string(kBlockRows) +
+             " rows ends at byte " + std::to_string(end) + ", past the " + std::to_string(limit) +
+             " it may use";
+  }
+  return {};
+}
+
 // The destination's imports, one per output plane.
 using PlaneImports = std::vector<EglImport>;
 
@@ -110,6 +149,7 @@ class GlBackend : public ConvertBackend {
         context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
+        texture_in_(gl::texture_info(in)),
         converter_(std::move(converter)),
         src_cache_(cache_capacity),
         dst_cache_(cache_capacity) {}
@@ -159,7 +199,7 @@ class GlBackend : public ConvertBackend {
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<PlaneImports>::Handle dst;
-    if (all_fd_memory(out) && !dst_import_off_) {
+    if (all_fd_memory(out) && !dst_import_off_ && fits_in_place(out, target)) {
       auto key = frame_import_key(out, *bytes);
       if (key) {
         BufferSource source(out, *bytes, *key);
@@ -188,7 +228,9 @@ class GlBackend : public ConvertBackend {
       if (key) {
         BufferSource source(in, layout, *key);
         auto got = src_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          return EglImport::create(context_, in, layout, in_);
+          FrameLayout wide = layout;
+          wide.info.width = texture_in_.width;
+          return EglImport::create(context_, in, wide, texture_in_);
         });
         if (got) {
           tex.import = got->import;
@@ -200,15 +242,41 @@ class GlBackend : public ConvertBackend {
     }
     declines_++;
     if (!uploader_)
-      uploader_ = std::make_unique<TextureUploader>(context_, in_);
+      uploader_ = std::make_unique<TextureUploader>(context_, texture_in_);
     auto buffer = uploader_->acquire();
     if (!buffer)
       return buffer.error();
     tex.uploaded.reset(*buffer);
-    if (auto copied = uploader_->copy(in, *buffer); !copied)
+    auto copied = texture_in_.width == in_.width ? uploader_->copy(in, *buffer)
+                                                 : copy_rows_whole(in, *buffer);
+    if (!copied)
       return copied;
     uploads_++;
     return map_gl_textures(*buffer, tex);
+  }
+
+  // The frame into a texture one pixel wider (texture_info): every byte of
+  // its rows, the padding pixel's V included, which gst_video_frame_copy
+  // leaves out.
+  Result<void> copy_rows_whole(GstBuffer *in, GstBuffer *texture) {
+    GstVideoFrame src, dst;
+    if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
+      return Error{EIO, "Cannot read the input frame (closed or non-mappable fd?)"};
+    if (!gst_video_frame_map(&dst, &texture_in_, texture, GST_MAP_WRITE)) {
+      gst_video_frame_unmap(&src);
+      return Error{EIO, "Cannot map a pooled texture"};
+    }
+    // A valid layout's rows hold the last pair whole (frame_layout checks).
+    const gsize row = gsize(GST_VIDEO_INFO_WIDTH(&texture_in_)) * 2;
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&in_); ++y)
+      std::memcpy(static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, 0)) +
+                      gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&dst, 0),
+                  static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)) +
+                      gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
+                  row);
+    gst_video_frame_unmap(&dst);
+    gst_video_frame_unmap(&src);
+    return {};
   }
 
   // Each plane of the output as an image of its own, the same fd at the
@@ -230,6 +298,21 @@ class GlBackend : public ConvertBackend {
       imports.push_back(std::move(made).value());
     }
     return imports;
+  }
+
+  // Logged once per backend: the caps make most misfits, and each frame of
+  // them is counted as a decline and a read-back.
+  bool fits_in_place(GstBuffer *out, const ByteTarget &target) {
+    const std::string misfit = render_target_misfit(out, target, GST_VIDEO_INFO_N_PLANES(&out_),
+                                                    guint(GST_VIDEO_INFO_HEIGHT(&out_)));
+    if (misfit.empty())
+      return true;
+    if (!misfit_logged_) {
+      misfit_logged_ = true;
+      GST_INFO_OBJECT(element_, "output not rendered in place, read back instead: %s",
+                      misfit.c_str());
+    }
+    return false;
   }
 
   // A driver that refuses an import (NVIDIA's EGL takes no memfd as a
@@ -365,6 +448,7 @@ class GlBackend : public ConvertBackend {
   GstElement *element_;
   GstGLContext *context_;
   GstVideoInfo in_, out_;
+  GstVideoInfo texture_in_;  // the source textures we make (texture_info)
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;
@@ -372,6 +456,7 @@ class GlBackend : public ConvertBackend {
   guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
   bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
+  bool misfit_logged_ = false;                            // streaming thread
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gst/gl/gstglfuncs.h>
 
 #include <cerrno>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,21 @@ struct Glsl {
 // Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
 // bytes a texel, else R8.
 constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8;
+// Taps of the downscaling filter, from bit kTapsShift on four bits each:
+// luma x, luma y, chroma x, chroma y. A program of constant loop bounds per
+// footprint.
+constexpr unsigned kTapsShift = 4;
+
+unsigned taps_variant(const std::array<guint, 4> &taps) {
+  unsigned v = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    v |= (taps[i] - 1) << (kTapsShift + 4 * i);
+  return v;
+}
+
+guint tap_count(unsigned variant, unsigned i) {
+  return (variant >> (kTapsShift + 4 * i) & 15) + 1;
+}
 
 constexpr guint kMaxSourceTextures = 3;
 
@@ -152,6 +168,7 @@ class GlConverterImpl final : public GlConverter {
  private:
   Result<GstGLShader *> program(unsigned variant);
   std::string defines(unsigned variant) const;
+  std::array<guint, 4> taps(const gl::Geometry &g) const;
   Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                      const ConvertParams &params) const;
   Result<void> render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, const Target &target,
@@ -233,6 +250,10 @@ std::string GlConverterImpl::defines(unsigned variant) const {
     d += "#define FILL\n";
   if (variant & kPlanes)
     d += "#define PLANES\n";
+  static constexpr const char *kTaps[] = {"TAPS_X", "TAPS_Y", "CTAPS_X", "CTAPS_Y"};
+  if (variant >> kTapsShift)
+    for (unsigned i = 0; i < 4; ++i)
+      d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
   return d;
 }
 
@@ -367,6 +388,21 @@ void GlConverterImpl::bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES>
   }
 }
 
+// Luma's taps, and chroma's from its own samples under the footprint
+// (fewer where it is subsampled).
+std::array<guint, 4> GlConverterImpl::taps(const gl::Geometry &g) const {
+  if (g.nearest)
+    return {1, 1, 1, 1};
+  const bool subsampled =
+      source_.kind == gl::SourceKind::SemiPlanar || source_.kind == gl::SourceKind::Planar;
+  const double sx = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_W_SUB(in_.finfo, 1) : 1;
+  const double sy = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
+  // The map may turn: output x runs along source y where it does.
+  const bool turned = std::fabs(g.map_x[1]) > std::fabs(g.map_x[0]);
+  return {g.taps[0], g.taps[1], gl::taps_for(g.reduction[0] / (turned ? sy : sx)),
+          gl::taps_for(g.reduction[1] / (turned ? sx : sy))};
+}
+
 Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                      const Target &target, const ConvertParams &params) {
   if (auto ok = check(src, params); !ok)
@@ -375,7 +411,8 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   const unsigned base = target.texel_bytes == 4 ? kQuad : 0;
   // Planes in textures of their own are drawn in one pass.
   const bool one_pass = target.apart && output_.n_planes > 1;
-  auto content = program(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0));
+  auto content = program(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) |
+                         taps_variant(taps(geometry)));
   if (!content)
     return content.error();
   auto fill = program(base | kFill);
@@ -468,7 +505,7 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
   gst_gl_shader_set_uniform_2f(shader, "u_inv_size0", 1.0f / w, 1.0f / h);
   gst_gl_shader_set_uniform_2f(shader, "u_inv_size1", 1.0f / MAX(cw, 1), 1.0f / MAX(ch, 1));
   gst_gl_shader_set_uniform_2i(shader, "u_chroma_last", MAX(cw, 1) - 1, MAX(ch, 1) - 1);
-  gst_gl_shader_set_uniform_4i(shader, "u_packed", w, h, (w + 1) / 2 - 1, 0);
+  gst_gl_shader_set_uniform_2i(shader, "u_packed", h, (w + 1) / 2 - 1);
   gst_gl_shader_set_uniform_4fv(shader, "u_chroma", 1, gl::chroma_siting(in_).data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_x", 1, g.map_x.data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_y", 1, g.map_y.data());

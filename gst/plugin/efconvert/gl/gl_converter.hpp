@@ -65,8 +65,9 @@ struct ByteTarget {
 // - Alpha: RGBA/BGRA sources keep theirs; all others come out opaque. The x
 //   bytes of RGBx/BGRx outputs are 0xff.
 // - Bilinear samples at pixel centres (the plan's map), clamped to the
-//   crop; a 1:1 copy (the content is the turned crop, unscaled) and Nearest
-//   take whole source pixels, so RGB family to RGB family at 1:1 is
+//   crop; where an output pixel spans more than 1.5 source pixels, a tent
+//   of them two output pixels wide (gl::Geometry::taps); a 1:1 copy (the content is the turned
+//   crop, unscaled) and Nearest take whole source pixels, so RGB family to RGB family at 1:1 is
 //   bit-exact.
 //
 // GL rules: create, render_* and the destructor's GL work run on the GL
@@ -92,7 +93,8 @@ class GlConverter {
   // frame's, chroma planes their component's). Their filter and wrap
   // parameters are not used (the converter binds its own sampler). YUY2 and
   // UYVY of an odd width lack the last V in that layout: the one before it
-  // stands in. All calls on the GL thread.
+  // stands in, unless their texture is one pixel wider (gl::texture_info),
+  // which holds it. All calls on the GL thread.
   virtual Result<void> render_bytes(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                     const ByteTarget &dst, const ConvertParams &params) = 0;
   // For RGBA, BGRA, RGBx, BGRx outputs as GstGLMemory: renders pixels into

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gl_layout.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ef::gst::gl {
@@ -174,6 +175,14 @@ std::optional<OutputLayout> output_layout(GstVideoFormat format) {
   }
 }
 
+GstVideoInfo texture_info(const GstVideoInfo &in) {
+  const auto source = source_layout(GST_VIDEO_INFO_FORMAT(&in));
+  GstVideoInfo wide = in;
+  if (source && source->kind == SourceKind::Packed422 && GST_VIDEO_INFO_WIDTH(&in) % 2 == 1)
+    wide.width += 1;  // strides, offsets and size stay: the pair was always there
+  return wide;
+}
+
 OutputPlane planes_as_one(const OutputLayout &output) {
   OutputPlane joint{output.n_planes, {-1, -1, -1, -1}};
   for (guint p = 0; p < output.n_planes; ++p)
@@ -283,7 +292,16 @@ Geometry plan_geometry(const ConvertParams &params) {
   const bool unscaled = std::fabs(g.map_x[0]) + std::fabs(g.map_x[1]) == 1.0f &&
                         std::fabs(g.map_y[0]) + std::fabs(g.map_y[1]) == 1.0f;
   g.nearest = params.method == ScaleMethod::Nearest || unscaled;
+  g.reduction = {std::hypot(g.map_x[0], g.map_x[1]), std::hypot(g.map_y[0], g.map_y[1])};
+  if (!g.nearest)
+    g.taps = {taps_for(g.reduction[0]), taps_for(g.reduction[1])};
   return g;
+}
+
+guint taps_for(double reduction) {
+  if (reduction <= kTapsFrom)
+    return 1;
+  return guint(std::clamp(std::ceil(2 * reduction / kTapSpacing), 1.0, double(kMaxTaps)));
 }
 
 std::array<float, 4> chroma_siting(const GstVideoInfo &in) {

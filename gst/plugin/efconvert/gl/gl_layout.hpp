@@ -51,6 +51,13 @@ struct OutputLayout {
 
 std::optional<OutputLayout> output_layout(GstVideoFormat format);
 
+// The layout of the source textures the backend makes for `in` (imports
+// and uploads): `in` itself, but YUY2 and UYVY of an odd width one pixel
+// wider, the same bytes. GstGL makes their RG8 texture as wide as the frame,
+// which leaves out the V of the last pair (texel `width`, the pair's padding
+// pixel) although every valid frame's rows hold it.
+GstVideoInfo texture_info(const GstVideoInfo &in);
+
 // A planar output's planes as the bytes of one pixel, plane p in byte p:
 // the one-pass program computes them together from one sample and writes
 // byte p into draw buffer p.
@@ -109,7 +116,21 @@ struct Geometry {
   // Nearest by method, or because the content is the crop at 1:1: bilinear
   // would sample texel centres anyway, and texelFetch is exact there.
   bool nearest = false;
+  // Bilinear samples per output pixel along its x and y (1..kMaxTaps): 1
+  // down to a reduction of kTapsFrom, above it a tent over the footprint
+  // (GstVideoConverter's linear downscale, two output pixels wide) from
+  // samples at most kTapSpacing source pixels apart, so that strong
+  // reductions do not alias. Always 1 with nearest.
+  std::array<guint, 2> taps{1, 1};
+  // Source pixels an output pixel spans along its x and y.
+  std::array<double, 2> reduction{1, 1};
 };
+
+inline constexpr double kTapsFrom = 1.5, kTapSpacing = 2.0;
+inline constexpr guint kMaxTaps = 8;
+
+// The taps of an axis whose output pixel spans `reduction` samples.
+guint taps_for(double reduction);
 
 Geometry plan_geometry(const ConvertParams &params);
 

@@ -11,6 +11,8 @@
 //   FILL           writes the fill colour (borders) instead of sampling
 //   PLANES         a planar output (BPP 1) in one pass: byte p of a pixel's
 //                  bytes goes to draw buffer p, the texture of plane p
+//   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
+//                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
 #pragma once
 
 namespace ef::gst::gl {
@@ -36,7 +38,7 @@ uniform vec2 u_inv_size0;     // 1 / size of plane 0
 uniform vec2 u_inv_size1;     // 1 / size of the chroma planes
 uniform vec4 u_chroma;        // chroma coordinate = luma coordinate * xy + zw
 uniform ivec2 u_chroma_last;  // last chroma texel (SEMI_PLANAR, PLANAR)
-uniform ivec4 u_packed;       // PACKED_422: texture width, height, last chroma sample
+uniform ivec2 u_packed;       // PACKED_422: height, last chroma sample
 
 // Output pixel centre -> source point (pixels, edges at integers).
 uniform vec2 u_map_x;
@@ -69,12 +71,24 @@ vec2 luma_point(vec2 centre) {
   return p;
 }
 
+#ifdef SOURCE_PACKED_422
+// The frame's width, or one pixel more: the padding pixel of an odd width,
+// which holds the last V (gl_converter.hpp).
+int packed_width() {
+  return textureSize(u_tex0, 0).x;
+}
+#endif
+
 vec4 plane0(vec2 p) {
 #ifdef NEAREST
   return texelFetch(u_tex0, ivec2(p), 0);
 #else
   // An explicit level: llvmpipe skips the derivatives and the LOD.
+#ifdef SOURCE_PACKED_422
+  return textureLod(u_tex0, p / vec2(float(packed_width()), float(u_packed.x)), 0.0);
+#else
   return textureLod(u_tex0, p * u_inv_size0, 0.0);
+#endif
 #endif
 }
 
@@ -133,11 +147,12 @@ vec4 fetch(vec2 centre) {
   return vec4(plane0(p).r, chroma(p), 1.0);
 }
 #elif defined(SOURCE_PACKED_422)
-// Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. An odd width
-// leaves the last V out of GstGL's texture: the previous one stands in.
+// Chroma sample k of a row: U in texel 2k, V in texel 2k + 1. A texture as
+// wide as an odd width (GstGL's) lacks the last V: the previous one stands
+// in.
 vec2 chroma_sample(int k, int row) {
   int v = 2 * k + 1;
-  if (v >= u_packed.x)
+  if (v >= packed_width())
     v -= 2;
   float cb = texelFetch(u_tex0, ivec2(2 * k, row), 0).CHROMA;
   float cr = v >= 0 ? texelFetch(u_tex0, ivec2(v, row), 0).CHROMA : 128.0 / 255.0;
@@ -148,8 +163,8 @@ vec2 chroma_sample(int k, int row) {
 vec2 chroma_row(float x, int row) {
   float c = x - 0.5;
   float k = floor(c);
-  int a = clamp(int(k), 0, u_packed.z);
-  int b = clamp(int(k) + 1, 0, u_packed.z);
+  int a = clamp(int(k), 0, u_packed.y);
+  int b = clamp(int(k) + 1, 0, u_packed.y);
   return mix(chroma_sample(a, row), chroma_sample(b, row), c - k);
 }
 
@@ -161,8 +176,8 @@ vec4 fetch(vec2 centre) {
 #else
   float y = p.y - 0.5;
   float r = floor(y);
-  int top = clamp(int(r), 0, u_packed.y - 1);
-  int bottom = clamp(int(r) + 1, 0, u_packed.y - 1);
+  int top = clamp(int(r), 0, u_packed.x - 1);
+  int bottom = clamp(int(r) + 1, 0, u_packed.x - 1);
   vec2 uv = mix(chroma_row(x, top), chroma_row(x, bottom), y - r);
 #endif
   return vec4(plane0(p).LUMA, uv, 1.0);
@@ -170,11 +185,58 @@ vec4 fetch(vec2 centre) {
 #endif
 #endif
 
+#if !defined(FILL) && defined(TAPS_X)
+// A strong reduction: a tent two output pixels wide (GstVideoConverter's
+// linear downscale) from TAPS_X x TAPS_Y bilinear samples, spaced evenly
+// over it in output pixels, so that the map turns and scales the footprint
+// with the content. Constant bounds: the loops unroll, the weights fold.
+// Tap i of n sits at output offset o (-1..1), weighted 1 - |o|.
+float tap_offset(int i, int n) {
+  return (2.0 * float(i) + 1.0) / float(n) - 1.0;
+}
+
+// One sample at an output point: part 0 everything, or luma alone where
+// chroma is subsampled; part 1 that chroma.
+vec4 tap(vec2 centre, int part) {
+#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+  vec2 p = luma_point(centre);
+  return part == 0 ? vec4(plane0(p).r, 0.0, 0.0, 0.0) : vec4(0.0, chroma(p), 0.0);
+#else
+  return fetch(centre);
+#endif
+}
+
+vec4 tent(vec2 centre, int nx, int ny, int part) {
+  vec4 sum = vec4(0.0);
+  float total = 0.0;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      vec2 o = vec2(tap_offset(i, nx), tap_offset(j, ny));
+      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
+      sum += w * tap(centre + o, part);
+      total += w;
+    }
+  return sum / total;
+}
+
+// Subsampled chroma spans fewer of its own samples under the footprint:
+// CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
+vec4 filtered(vec2 centre) {
+#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+  return vec4(tent(centre, TAPS_X, TAPS_Y, 0).x, tent(centre, CTAPS_X, CTAPS_Y, 1).yz, 1.0);
+#else
+  return tent(centre, TAPS_X, TAPS_Y, 0);
+#endif
+}
+#endif
+
 // The bytes of output pixel px (x in pixels, y in rows of the plane),
 // unclamped.
 vec4 pixel_bytes(vec2 px) {
 #ifdef FILL
   vec4 s = vec4(0.0);
+#elif defined(TAPS_X)
+  vec4 s = filtered(px + 0.5);
 #else
   vec4 s = fetch(px + 0.5);
 #endif
