@@ -180,3 +180,23 @@ void expect_caps_refused(GstHarness *h, const char *in, const char *out, const c
 }
 
 }  // namespace ef::test
+
+void expect_bounded_sides(GstPad *pad, const char *filter, gint limit) {
+  GstCaps *filter_caps = filter ? gst_caps_from_string(filter) : nullptr;
+  GstCaps *caps = gst_pad_query_caps(pad, filter_caps);
+  fail_if(gst_caps_is_empty(caps));
+  gchar *text = gst_caps_to_string(caps);
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i)
+    for (const char *side : {"width", "height"}) {
+      const GValue *v = gst_structure_get_value(gst_caps_get_structure(caps, i), side);
+      fail_unless(v && GST_VALUE_HOLDS_INT_RANGE(v), "%s: %s", side, text);
+      if (limit)
+        fail_unless_equals_int(gst_value_get_int_range_max(v), limit);
+      else
+        fail_unless(gst_value_get_int_range_max(v) < G_MAXINT, "%s: %s", side, text);
+    }
+  g_free(text);
+  gst_caps_unref(caps);
+  if (filter_caps)
+    gst_caps_unref(filter_caps);
+}

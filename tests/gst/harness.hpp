@@ -42,6 +42,11 @@ GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint
 // fail with an ERROR containing `says`, not GstVideoInfo's "Cannot parse caps".
 void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says);
 
+// The caps `pad` answers for `filter` (NULL: any) bound width and height by
+// a limit: each structure carries an int range whose maximum is `limit`, or
+// below G_MAXINT when `limit` is 0.
+void expect_bounded_sides(GstPad *pad, const char *filter, gint limit = 0);
+
 int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
                     const std::function<GstBuffer *()> &make_bad, const char *text);
 
