@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "check_gl_main.hpp"
@@ -34,11 +35,13 @@ struct Upload {
 
   // Pushes `in` and checks the frame that comes out holds `seed`'s pattern.
   void push_and_check(GstBuffer *in, uint32_t seed) {
+    const char *memory = gst_is_fd_memory(gst_buffer_peek_memory(in, 0)) ? "fd" : "system";
     fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
     GstBuffer *out = gst_harness_try_pull(h);
     fail_unless(out != nullptr, "no output frame");
     std::string bad = check_buffer(out, info, seed);
-    fail_unless(bad.empty(), "%s frame %u: %s", GST_VIDEO_INFO_NAME(&info), seed, bad.c_str());
+    fail_unless(bad.empty(), "%s %dx%d from %s memory, frame %u: %s", GST_VIDEO_INFO_NAME(&info),
+                info.width, info.height, memory, seed, bad.c_str());
     gst_buffer_unref(out);
   }
 };
@@ -290,6 +293,22 @@ GST_START_TEST(test_feeds_glcolorconvert) {
 }
 GST_END_TEST;
 
+// Odd sizes, where chroma is ceil(w/2) x ceil(h/2), the luma plane's rows
+// are fewer than the caps' offsets count and rows are no multiple of 4
+// bytes: every byte that shows a pixel is exact, from memfds (imported) and
+// from system memory (uploaded).
+GST_START_TEST(test_odd_sizes_exact) {
+  constexpr std::pair<guint, guint> kSizes[] = {{7, 5}, {33, 17}, {1, 1}, {4095, 1}, {3, 3}};
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420})
+    for (auto [w, h] : kSizes)
+      for (bool memfd : {true, false}) {
+        Upload u(info_of(format, w, h));
+        for (uint32_t seed = 1; seed <= 2; ++seed)
+          u.push_and_check(memfd ? memfd_frame(u.info, seed) : system_frame(u.info, seed), seed);
+      }
+}
+GST_END_TEST;
+
 // Output frames carry the identity of the memfd they show.
 GST_START_TEST(test_output_carries_identity) {
   GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
@@ -322,6 +341,7 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_fd_number_reuse_no_stale_image);
   tcase_add_test(tc, test_reconfigured_pool_reimports);
   tcase_add_test(tc, test_nv12_two_memories);
+  tcase_add_test(tc, test_odd_sizes_exact);
   tcase_add_test(tc, test_output_carries_identity);
   tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
   tcase_add_test(tc, test_capacity_smaller_than_ring);

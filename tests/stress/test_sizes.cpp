@@ -6,6 +6,7 @@
 // GstVideoConverter (efconvert) or byte for byte (efupload, efvkbridge).
 // Groups (argv[1]): efconvert-gl, efconvert-gl-syspool, efconvert-cpu,
 // efupload, efvkbridge.
+#include <cstring>
 #include <functional>
 #include <string>
 #include <utility>
@@ -165,6 +166,37 @@ void add_convert_cases(const std::string &group, const std::string &element_text
   }
 }
 
+// GstGL holds YUY2 as one RG texel per pixel, so at an odd width the last
+// macropixel's second Y belongs to no pixel and is not stored: its byte is
+// undefined in the output and is set to the pattern before comparing. The
+// last macropixel's V (a pixel's chroma) is still compared.
+std::string check_exact(GstBuffer *out, const GstVideoInfo &info, uint32_t seed) {
+  if (GST_VIDEO_INFO_FORMAT(&info) != GST_VIDEO_FORMAT_YUY2 || info.width % 2 == 0)
+    return ef::test::check_buffer(out, info, seed);
+  GstVideoInfo src_info = info;
+  GstVideoFrame src;
+  if (!gst_video_frame_map(&src, &src_info, out, GST_MAP_READ))
+    return "cannot map the output buffer";
+  GstBuffer *own = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstMapInfo map;
+  gst_buffer_map(own, &map, GST_MAP_WRITE);
+  const gsize stride = gsize(GST_VIDEO_INFO_PLANE_STRIDE(&info, 0));
+  const gsize pad = gsize(info.width) * 2;
+  for (gint r = 0; r < info.height; ++r) {
+    guint8 *row = map.data + info.offset[0] + r * stride;
+    std::memcpy(row,
+                static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)) +
+                    gsize(r) * GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0),
+                pad + 2);
+    row[pad] = ef::test::pattern_byte(seed, 0, guint(r), guint(pad));
+  }
+  gst_buffer_unmap(own, &map);
+  gst_video_frame_unmap(&src);
+  std::string why = ef::test::check_buffer(own, info, seed);
+  gst_buffer_unref(own);
+  return why;
+}
+
 // Frames through `description` (appsrc ... appsink) compared byte for byte.
 void exact_case(const std::string &middle, const GstVideoInfo &in, Memory memory) {
   Pipeline p("appsrc name=src format=time ! " + middle + " ! appsink name=sink sync=false");
@@ -181,9 +213,9 @@ void exact_case(const std::string &middle, const GstVideoInfo &in, Memory memory
     GstSample *sample = p.pull(output_wait_ms(n));
     if (!sample)
       fail_case(describe(in) + ": no output for frame " + std::to_string(n) + " within " +
-                std::to_string(output_wait_ms(n)) + " ms (hang or error)\n" + p.errors());
-    const std::string why =
-        ef::test::check_buffer(gst_sample_get_buffer(sample), out_info_of(sample), seed);
+                std::to_string(output_wait_ms(n)) + " ms (hang or error)
+" + p.errors());
+    const std::string why = check_exact(gst_sample_get_buffer(sample), out_info_of(sample), seed);
     gst_sample_unref(sample);
     if (!why.empty())
       fail_case(describe(in) + " frame " + std::to_string(n) + ": " + why);

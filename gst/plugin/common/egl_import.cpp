@@ -93,14 +93,20 @@ Result<EglImport> EglImport::create(GstGLContext *context, GstBuffer *buffer,
   if (!ok)
     return Error{EIO, "wrapping the EGLImages as GL memory failed"};
 
-  for (guint i = 0; i < gst_buffer_n_memory(holder.get()); ++i)
-    import.memories_.push_back(gst_memory_ref(gst_buffer_peek_memory(holder.get(), i)));
+  // One memory per plane, each of its plane's rows only. The caps' offsets
+  // count rows that are not there (a 4:2:0 luma plane of odd height is laid
+  // out as one row taller), and GstGL's own meta copies them: mapped through
+  // it, an odd-height chroma plane would start a row late, and a 1-row frame
+  // would end past the buffer. The planes start where the memories do.
+  gsize offset = 0;
+  for (guint i = 0; i < gst_buffer_n_memory(holder.get()); ++i) {
+    GstMemory *mem = gst_buffer_peek_memory(holder.get(), i);
+    import.memories_.push_back(gst_memory_ref(mem));
+    import.meta_offsets_[i] = offset;
+    import.meta_strides_[i] = GST_VIDEO_INFO_PLANE_STRIDE(&texture_info, i);
+    offset += mem->size;
+  }
   import.out_info_ = texture_info;
-  if (GstVideoMeta *meta = gst_buffer_get_video_meta(holder.get()))
-    for (guint p = 0; p < meta->n_planes; ++p) {
-      import.meta_offsets_[p] = meta->offset[p];
-      import.meta_strides_[p] = meta->stride[p];
-    }
   return import;
 }
 
