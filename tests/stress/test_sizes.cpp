@@ -213,8 +213,7 @@ void exact_case(const std::string &middle, const GstVideoInfo &in, Memory memory
     GstSample *sample = p.pull(output_wait_ms(n));
     if (!sample)
       fail_case(describe(in) + ": no output for frame " + std::to_string(n) + " within " +
-                std::to_string(output_wait_ms(n)) + " ms (hang or error)
-" + p.errors());
+                std::to_string(output_wait_ms(n)) + " ms (hang or error)\n" + p.errors());
     const std::string why = check_exact(gst_sample_get_buffer(sample), out_info_of(sample), seed);
     gst_sample_unref(sample);
     if (!why.empty())
