@@ -11,12 +11,15 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "backend.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
+#include "common/gl_pool.hpp"
 #endif
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
@@ -37,21 +40,30 @@ namespace {
 // As GL textures: the formats the GL backend renders as pixels.
 #define EF_CONVERT_GL_OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
 
-constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(
-    EF_CONVERT_IN_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                                 EF_CONVERT_IN_FORMATS)
+constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(EF_CONVERT_IN_FORMATS) ";" EF_DMABUF_CAPS(
+    EF_CONVERT_IN_FORMATS)
 #ifdef EF_HAVE_GSTGL
     ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_CONVERT_IN_FORMATS)
 #endif
     ;
 constexpr const char *kSrcCaps =
-    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_OUT_FORMATS)
+    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_CONVERT_OUT_FORMATS)
 #ifdef EF_HAVE_GSTGL
         ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
                                               EF_CONVERT_GL_OUT_FORMATS)
 #endif
     ;
+
+// dma-bufs are mapped (CPU) or imported plane by plane (GL) in, and are
+// memfds or dma-heap buffers out: LINEAR both ways.
+const DrmSupport &drm_in() {
+  static const DrmSupport support(EF_CONVERT_IN_FORMATS);
+  return support;
+}
+const DrmSupport &drm_out() {
+  static const DrmSupport support(EF_CONVERT_OUT_FORMATS);
+  return support;
+}
 
 enum Counter : guint {
   kFrames,
@@ -222,25 +234,31 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
                                                           : settings.direction;
 }
 
-// Caps with every structure's format set to `formats`, any size, and no
-// colorimetry or aspect ratio (the conversion decides them), in each of the
-// memory types we handle.
 // Appends to `out` each structure of `caps` with its format set to
 // `formats`, any size, and no colorimetry or aspect ratio (the conversion
-// decides them), in memory `feature`.
-GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature) {
+// decides them), in memory `feature`; dma-buf structures in the form of
+// this GStreamer version, in the layouts `drm` takes.
+GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature,
+                           const DrmSupport &drm) {
   GValue list = G_VALUE_INIT;
   GstStructure *templ = gst_structure_from_string(
       (std::string("video/x-raw, format=(string)") + formats).c_str(), nullptr);
   gst_value_init_and_copy(&list, gst_structure_get_value(templ, "format"));
   gst_structure_free(templ);
+  const bool dmabuf = std::string(feature) == GST_CAPS_FEATURE_MEMORY_DMABUF;
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
     gst_structure_set_value(s, "format", &list);
     gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
                       G_MAXINT, nullptr);
     gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
-                                "texture-target", nullptr);
+                                "texture-target", "drm-format", nullptr);
+    if (dmabuf) {
+      out = gst_caps_merge(
+          out, dmabuf_caps_of(s, gst_caps_features_new(feature, nullptr), drm, &drm == &drm_in()));
+      gst_structure_free(s);
+      continue;
+    }
     out = gst_caps_merge_structure_full(out, s, gst_caps_features_new(feature, nullptr));
   }
   g_value_unset(&list);
@@ -249,16 +267,29 @@ GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, con
 
 GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                        GstCaps *filter) {
-  const char *formats = direction == GST_PAD_SINK ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
+  const bool to_src = direction == GST_PAD_SINK;
+  const char *formats = to_src ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
+  const DrmSupport &drm = to_src ? drm_out() : drm_in();
   GstCaps *result = gst_caps_new_empty();
   for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, GST_CAPS_FEATURE_MEMORY_DMABUF})
-    result = append_retargeted(result, caps, formats, memory);
+    result = append_retargeted(result, caps, formats, memory, drm);
 #ifdef EF_HAVE_GSTGL
-  result = append_retargeted(
-      result, caps, direction == GST_PAD_SINK ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
-      GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  result =
+      append_retargeted(result, caps, to_src ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
+                        GST_CAPS_FEATURE_MEMORY_GL_MEMORY, drm);
 #endif
   return apply_caps_filter(result, filter);
+}
+
+// A dma-buf layout efconvert cannot read is named on the bus, not only
+// refused as "not-negotiated".
+gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                    GstCaps *caps) {
+  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
+    return TRUE;
+  if (direction == GST_PAD_SINK)
+    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm_in());
+  return FALSE;
 }
 
 // Without a size from downstream, keep the input's (turned) size.
@@ -354,12 +385,25 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
+  auto in = parse_video_caps(incaps);
+  auto out = parse_video_caps(outcaps);
+  if (!in || !out) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+                      ("%s", (!in ? in : out).error().message.c_str()));
     return FALSE;
   }
+  // Never read or write a tiled or compressed layout as if it were LINEAR.
+  for (auto [parsed, support, side] :
+       {std::tuple{&*in, &drm_in(), "read"}, std::tuple{&*out, &drm_out(), "write"}})
+    if (parsed->dma_drm && !support->takes(parsed->drm)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("efconvert cannot %s dma-bufs of drm-format %s: it takes %s", side,
+                         drm_format_to_string(parsed->drm).c_str(), support->describe().c_str()),
+                        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+      return FALSE;
+    }
+  s.in_info = in->info;
+  s.out_info = out->info;
   Settings settings;
   {
     std::lock_guard lock(s.lock);
@@ -400,10 +444,12 @@ gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps 
     gst_object_unref(pool);
     pool = nullptr;
   }
-  if (!pool)
+  const bool own = pool == nullptr;
+  if (own)
     pool = gst_gl_buffer_pool_new(*context);
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
+  keep_one_texture_free(config, own);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(*context));
   gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
@@ -428,9 +474,10 @@ gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps 
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps(&info, caps))
+  auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
+  if (!parsed)
     return FALSE;
+  const GstVideoInfo &info = parsed->info;
 #ifdef EF_HAVE_GSTGL
   if (is_gl_caps(caps))
     return decide_gl_allocation(trans, query, caps, info);
@@ -444,8 +491,9 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   if (own)
     pool = gst_video_buffer_pool_new();
   size = MAX(size, guint(info.size));
+  CapsPtr layout(pool_caps(caps, *parsed));
   GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, size, min, max);
+  gst_buffer_pool_config_set_params(config, layout.get(), size, min, max);
   if (own) {
     ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
     gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
@@ -457,7 +505,7 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   if (!gst_buffer_pool_set_config(pool, config)) {
     // A pool may adjust the config; take its word if it still fits.
     config = gst_buffer_pool_get_config(pool);
-    if (!gst_buffer_pool_config_validate_params(config, caps, size, min, max) ||
+    if (!gst_buffer_pool_config_validate_params(config, layout.get(), size, min, max) ||
         !gst_buffer_pool_set_config(pool, config)) {
       gst_object_unref(pool);
       GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
@@ -796,6 +844,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;
+  trans_class->accept_caps = gst_ef_convert_accept_caps;
   trans_class->set_caps = gst_ef_convert_set_caps;
   trans_class->propose_allocation = gst_ef_convert_propose_allocation;
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;

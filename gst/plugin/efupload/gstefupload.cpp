@@ -8,6 +8,7 @@
 #include <gst/ef/gstefidentitymeta.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "common/buffer_source.hpp"
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_layout.hpp"
 #include "gst_ptr.hpp"
@@ -32,12 +34,13 @@ namespace {
 
 #define EF_UPLOAD_FORMATS "{ NV12, I420, YUY2, RGBA, BGRA, RGBx, BGRx, RGB, GRAY8 }"
 
-constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-    GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+constexpr const char *kSinkCaps =
+    EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+// Pass-through output is the input's own memory, in the form it came in.
 constexpr const char *kSrcCaps =
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_UPLOAD_FORMATS)
-    ", texture-target = (string) 2D;" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+    ", texture-target = (string) 2D;" EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
+        EF_UPLOAD_FORMATS);
 
 enum Counter : guint {
   kFrames,
@@ -92,6 +95,9 @@ const char *decline_text(Decline why) {
 struct UploadState {
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
+  uint64_t in_modifier = 0;
+  // The dma-buf layouts the EGL import takes (per-plane imports: LINEAR).
+  DrmSupport drm{EF_UPLOAD_FORMATS};
   bool have_caps = false;
   bool gl_output = false;
   ImportCache<EglImport> cache;
@@ -148,10 +154,12 @@ void release_pools(UploadState &s) {
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
 // then the input memory as it is (pass-through with the identity meta).
-GstCaps *caps_towards_src(GstCaps *caps) {
+GstCaps *caps_towards_src(GstCaps *caps, const DrmSupport &drm) {
   GstCaps *out = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
+    GstStructure *s = plain_structure_of(gst_caps_get_structure(caps, i), drm);
+    if (!s)
+      continue;  // dma-buf layouts the import does not take: pass-through only
     gst_structure_set(s, "texture-target", G_TYPE_STRING, "2D", nullptr);
     gst_caps_append_structure_full(
         out, s, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
@@ -164,18 +172,21 @@ GstCaps *caps_towards_src(GstCaps *caps) {
   return out;
 }
 
-GstCaps *caps_towards_sink(GstCaps *caps) {
+// GL output is made from dma-bufs in the layouts the import takes, or from
+// system memory; other output is the input as it is.
+GstCaps *caps_towards_sink(GstCaps *caps, const DrmSupport &drm) {
   GstCaps *out = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstCapsFeatures *f = gst_caps_get_features(caps, i);
     const GstStructure *s = gst_caps_get_structure(caps, i);
     if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY)) {
-      for (const char *memory :
-           {GST_CAPS_FEATURE_MEMORY_DMABUF, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY}) {
-        GstStructure *c = gst_structure_copy(s);
-        gst_structure_remove_field(c, "texture-target");
-        gst_caps_append_structure_full(out, c, gst_caps_features_new(memory, nullptr));
-      }
+      GstStructure *c = gst_structure_copy(s);
+      gst_structure_remove_field(c, "texture-target");
+      gst_caps_append(
+          out, dmabuf_caps_of(c, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr),
+                              drm, true));
+      gst_caps_append_structure_full(
+          out, c, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, nullptr));
     } else {
       gst_caps_append_structure_full(out, gst_structure_copy(s),
                                      f ? gst_caps_features_copy(f) : nullptr);
@@ -343,6 +354,7 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
                       ("caps: %" GST_PTR_FORMAT, GST_GL_BASE_FILTER(self)->in_caps));
     return GST_FLOW_ERROR;
   }
+  layout->modifier = s.in_modifier;
   *outbuf = import_frame(self, in, *layout);
   s.imported = *outbuf != nullptr;
   if (!s.imported) {
@@ -364,23 +376,47 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, Gs
   return upload_pixels(self, in, out);
 }
 
-GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
-                                      GstCaps *filter) {
+GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                      GstCaps *caps, GstCaps *filter) {
+  const DrmSupport &drm = state_of(trans).drm;
   return apply_caps_filter(
-      direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps), filter);
+      direction == GST_PAD_SINK ? caps_towards_src(caps, drm) : caps_towards_sink(caps, drm),
+      filter);
+}
+
+// A dma-buf layout the import does not take is named on the bus, not only
+// refused as "not-negotiated".
+gboolean gst_ef_upload_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                   GstCaps *caps) {
+  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
+    return TRUE;
+  if (direction == GST_PAD_SINK)
+    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, state_of(trans).drm);
+  return FALSE;
 }
 
 gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
+  auto in = parse_video_caps(incaps);
+  auto out = parse_video_caps(outcaps);
+  if (!in || !out) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+                      ("%s", (!in ? in : out).error().message.c_str()));
     return FALSE;
   }
   GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
   s.gl_output = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  if (s.gl_output && in->dma_drm && !s.drm.takes(in->drm)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("Cannot import dma-bufs of drm-format %s: efupload imports %s",
+                       drm_format_to_string(in->drm).c_str(), s.drm.describe().c_str()),
+                      ("in %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  s.in_info = in->info;
+  s.out_info = out->info;
+  s.in_modifier = in->drm.modifier;
   s.have_caps = true;
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();
@@ -499,6 +535,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   add_pad_templates(element_class, kSinkCaps, kSrcCaps);
 
   trans_class->transform_caps = gst_ef_upload_transform_caps;
+  trans_class->accept_caps = gst_ef_upload_accept_caps;
   trans_class->set_caps = gst_ef_upload_set_caps;
   trans_class->propose_allocation = gst_ef_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_ef_upload_prepare_output_buffer;

@@ -14,6 +14,7 @@
 
 #include "bridge_state.hpp"
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
@@ -28,15 +29,23 @@ namespace {
 
 constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
     GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE,
-    EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                         EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+    EF_VK_FORMATS) ";" EF_DMABUF_CAPS(EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+// Into Vulkan the frame goes on as it came (its dma-bufs in their own form);
+// out of Vulkan it is written into memfds, made as DMA_DRM.
 constexpr const char *kSrcCaps =
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF
-                                      ", " GST_CAPS_FEATURE_META_EF_VK_IMAGE,
-                                      EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_META_EF_VK_IMAGE,
-        EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                             EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+    EF_DMABUF_CAPS_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF
+                                 ", " GST_CAPS_FEATURE_META_EF_VK_IMAGE,
+                                 EF_VK_FORMATS) ";"
+        GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_META_EF_VK_IMAGE,
+                                          EF_VK_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_VK_FORMATS) ";"
+            GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+
+// Each plane is imported as a LINEAR image (no VK_EXT_image_drm_format_modifier
+// path), and memfds out are LINEAR.
+const DrmSupport &drm_linear() {
+  static const DrmSupport support(EF_VK_FORMATS);
+  return support;
+}
 
 constexpr guint PROP_DEVICE_INDEX = 1;
 constexpr guint PROP_DEVICE_UUID = 2;
@@ -94,9 +103,14 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
     auto append = [&](GstCapsFeatures *features) {
       gst_caps_append_structure_full(out, gst_structure_copy(st), features);
     };
+    // dma-buf structures in this GStreamer version's form, in the layouts
+    // the bridge imports or makes.
+    auto append_dmabuf = [&](GstCapsFeatures *features, bool with_legacy) {
+      gst_caps_append(out, dmabuf_caps_of(st, features, drm_linear(), with_legacy));
+    };
     if (direction == GST_PAD_SINK) {
       if (has_feature(f, GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE)) {
-        append(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr));
+        append_dmabuf(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr), false);
         append(gst_caps_features_new_empty());
       } else {
         GstCapsFeatures *with = f ? gst_caps_features_copy(f) : gst_caps_features_new_empty();
@@ -106,7 +120,10 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
         }
         gst_caps_features_remove(with, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
         gst_caps_features_add(with, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
-        append(with);
+        if (has_feature(with, GST_CAPS_FEATURE_MEMORY_DMABUF) && is_dma_drm_structure(st))
+          append_dmabuf(with, false);
+        else
+          append(with);
       }
     } else {
       if (has_feature(f, GST_CAPS_FEATURE_META_EF_VK_IMAGE)) {
@@ -114,9 +131,13 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
         gst_caps_features_remove(without, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
         if (gst_caps_features_get_size(without) == 0)
           gst_caps_features_add(without, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
-        append(without);
-      } else {
-        append(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE, nullptr));
+        if (has_feature(without, GST_CAPS_FEATURE_MEMORY_DMABUF))
+          append_dmabuf(without, true);
+        else
+          append(without);
+      } else if (GstStructure *plain = plain_structure_of(st, drm_linear())) {
+        gst_caps_append_structure_full(
+            out, plain, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE, nullptr));
       }
     }
   }
@@ -126,6 +147,17 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
 GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *, GstPadDirection direction,
                                          GstCaps *caps, GstCaps *filter) {
   return apply_caps_filter(transform_structures(caps, direction), filter);
+}
+
+// A dma-buf layout the bridge cannot import is named on the bus, not only
+// refused as "not-negotiated".
+gboolean gst_ef_vk_bridge_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                      GstCaps *caps) {
+  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
+    return TRUE;
+  if (direction == GST_PAD_SINK)
+    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm_linear());
+  return FALSE;
 }
 
 // --- The device -------------------------------------------------------------
@@ -278,12 +310,25 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
 gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
+  auto in = parse_video_caps(incaps);
+  auto out = parse_video_caps(outcaps);
+  if (!in || !out) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+                      ("%s", (!in ? in : out).error().message.c_str()));
     return FALSE;
   }
+  // Never import a tiled or compressed layout as a LINEAR image.
+  for (const VideoCaps *parsed : {&*in, &*out})
+    if (parsed->dma_drm && !drm_linear().takes(parsed->drm)) {
+      GST_ELEMENT_ERROR(
+          self, CORE, NEGOTIATION,
+          ("efvkbridge cannot import dma-bufs of drm-format %s: it takes %s",
+           drm_format_to_string(parsed->drm).c_str(), drm_linear().describe().c_str()),
+          ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+      return FALSE;
+    }
+  s.in_info = in->info;
+  s.out_info = out->info;
   s.format = vk::format_layout(GST_VIDEO_INFO_FORMAT(&s.in_info));
   if (!s.format) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
@@ -333,12 +378,15 @@ gboolean gst_ef_vk_bridge_propose_allocation(GstBaseTransform *trans, GstQuery *
   GstCaps *caps = nullptr;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation(query, &caps, &need_pool);
-  GstVideoInfo info;
-  if (!need_pool || !caps || !gst_video_info_from_caps(&info, caps) ||
+  if (!need_pool || !caps ||
       has_feature(gst_caps_get_features(caps, 0), GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE))
     return TRUE;
+  auto parsed = parse_video_caps(caps);
+  if (!parsed)
+    return TRUE;
   (void)decide;
-  if (GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0)) {
+  CapsPtr layout(pool_caps(caps, *parsed));
+  if (GstBufferPool *pool = fd_pool(layout.get(), guint(parsed->info.size), 2, 0)) {
     GstStructure *config = gst_buffer_pool_get_config(pool);
     guint size = 0;
     gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
@@ -362,8 +410,8 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
     return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps(&info, caps))
+  auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
+  if (!parsed)
     return FALSE;
   if (gst_query_get_n_allocation_pools(query) > 0) {
     GstBufferPool *pool = nullptr;
@@ -374,7 +422,8 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
       return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
     }
   }
-  GstBufferPool *pool = fd_pool(caps, guint(info.size), 2, 0);
+  CapsPtr layout(pool_caps(caps, *parsed));
+  GstBufferPool *pool = fd_pool(layout.get(), guint(parsed->info.size), 2, 0);
   if (!pool) {
     GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
     return FALSE;
@@ -595,6 +644,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
   element_class->set_context = gst_ef_vk_bridge_set_context;
 
   trans_class->transform_caps = gst_ef_vk_bridge_transform_caps;
+  trans_class->accept_caps = gst_ef_vk_bridge_accept_caps;
   trans_class->set_caps = gst_ef_vk_bridge_set_caps;
   trans_class->propose_allocation = gst_ef_vk_bridge_propose_allocation;
   trans_class->decide_allocation = gst_ef_vk_bridge_decide_allocation;
