@@ -261,4 +261,14 @@ bool refuse_untaken_drm_format(GstElement *element, GstCaps *caps, const DrmSupp
 #endif
 }
 
+void name_untaken_caps_query(GstElement *element, GstQuery *query, const DrmSupport &support) {
+  if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
+    return;
+  GstCaps *filter = nullptr, *answer = nullptr;
+  gst_query_parse_caps(query, &filter);
+  gst_query_parse_caps_result(query, &answer);
+  if (filter && answer && gst_caps_is_empty(answer))
+    refuse_untaken_drm_format(element, filter, support);
+}
+
 }  // namespace ef::gst

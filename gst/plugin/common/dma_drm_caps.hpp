@@ -97,4 +97,10 @@ GstCaps *pool_caps(GstCaps *caps, const VideoCaps &parsed);
 // follows is not a bare "not-negotiated".
 bool refuse_untaken_drm_format(GstElement *element, GstCaps *caps, const DrmSupport &support);
 
+// After a sink pad's CAPS query was answered: where upstream asked about
+// one DMA_DRM layout (the query's filter, fixed) and the answer is empty,
+// the warning above. A source negotiates by caps query and never sends caps
+// the query refused, so this is where such a refusal can be named.
+void name_untaken_caps_query(GstElement *element, GstQuery *query, const DrmSupport &support);
+
 }  // namespace ef::gst

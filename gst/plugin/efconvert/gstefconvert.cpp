@@ -617,13 +617,19 @@ void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
+#endif
+
 gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+#ifdef EF_HAVE_GSTGL
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
-}
 #endif
+  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+  if (direction == GST_PAD_SINK)
+    name_untaken_caps_query(GST_ELEMENT(trans), query, drm_in());
+  return ok;
+}
 
 bool parse_crop(const GValue *value, GstVideoRectangle &crop) {
   if (!GST_VALUE_HOLDS_ARRAY(value) || gst_value_array_get_size(value) != 4)
@@ -852,8 +858,8 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
   trans_class->stop = gst_ef_convert_stop;
-#ifdef EF_HAVE_GSTGL
   trans_class->query = gst_ef_convert_query;
+#ifdef EF_HAVE_GSTGL
   element_class->set_context = gst_ef_convert_set_context;
 #endif
 }

@@ -379,13 +379,25 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, Gs
 GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                       GstCaps *caps, GstCaps *filter) {
   const DrmSupport &drm = state_of(trans).drm;
-  return apply_caps_filter(
-      direction == GST_PAD_SINK ? caps_towards_src(caps, drm) : caps_towards_sink(caps, drm),
-      filter);
+  if (direction == GST_PAD_SINK) {
+    // Fixed caps are what upstream sends: a layout the import cannot take
+    // gets no GL output, and is named (at most pass-through is left).
+    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm);
+    return apply_caps_filter(caps_towards_src(caps, drm), filter);
+  }
+  return apply_caps_filter(caps_towards_sink(caps, drm), filter);
 }
 
 // A dma-buf layout the import does not take is named on the bus, not only
-// refused as "not-negotiated".
+// refused as "not-negotiated": by caps query (how sources negotiate) and by
+// accept-caps (caps sent without asking).
+gboolean gst_ef_upload_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+  if (direction == GST_PAD_SINK)
+    name_untaken_caps_query(GST_ELEMENT(trans), query, state_of(trans).drm);
+  return ok;
+}
+
 gboolean gst_ef_upload_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
                                    GstCaps *caps) {
   if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
@@ -536,6 +548,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 
   trans_class->transform_caps = gst_ef_upload_transform_caps;
   trans_class->accept_caps = gst_ef_upload_accept_caps;
+  trans_class->query = gst_ef_upload_query;
   trans_class->set_caps = gst_ef_upload_set_caps;
   trans_class->propose_allocation = gst_ef_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_ef_upload_prepare_output_buffer;

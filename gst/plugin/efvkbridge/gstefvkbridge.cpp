@@ -287,7 +287,10 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
       return TRUE;
     }
   }
-  return GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+  if (direction == GST_PAD_SINK)
+    name_untaken_caps_query(GST_ELEMENT(trans), query, drm_linear());
+  return ok;
 }
 
 // --- Caps and allocation ------------------------------------------------------
