@@ -365,38 +365,12 @@ Suite *dma_drm_suite() {
   return s;
 }
 
-// `probe` in a child process: GL threads made here before Check forks the
-// tests would be inherited half-alive.
-bool in_child(const std::function<bool(std::string &)> &probe, std::string &why) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return false;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string reason;
-    const bool ok = probe(reason);
-    if (!ok && write(fds[1], reason.data(), reason.size()) < 0)
-      _exit(2);
-    _exit(ok ? 0 : 1);
-  }
-  close(fds[1]);
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0)
-    why.append(buf, size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 // What the case named by CK_RUN_CASE needs besides GL with dma-buf import.
 bool case_precondition(std::string &why) {
   const std::string name = g_getenv("CK_RUN_CASE") ? g_getenv("CK_RUN_CASE") : "";
   if (name.rfind("gldownload", 0) == 0) {
     std::string detail;
-    if (!in_child(gldownload_exports, detail)) {
+    if (!probe_in_child(gldownload_exports, detail)) {
       why = "gldownload exports no usable dma-buf on this GL: " + detail;
       return false;
     }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "drm_fourcc.hpp"
 #include "ef/import_key.hpp"
@@ -269,6 +270,47 @@ void name_untaken_caps_query(GstElement *element, GstQuery *query, const DrmSupp
   gst_query_parse_caps_result(query, &answer);
   if (filter && answer && gst_caps_is_empty(answer))
     refuse_untaken_drm_format(element, filter, support);
+}
+
+gboolean accept_caps_naming_layout(GstBaseTransform *trans, GstBaseTransformClass *parent,
+                                   GstPadDirection direction, GstCaps *caps,
+                                   const DrmSupport &support) {
+  if (parent->accept_caps(trans, direction, caps))
+    return TRUE;
+  if (direction == GST_PAD_SINK)
+    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, support);
+  return FALSE;
+}
+
+gboolean query_naming_layout(GstBaseTransform *trans, GstBaseTransformClass *parent,
+                             GstPadDirection direction, GstQuery *query,
+                             const DrmSupport &support) {
+  const gboolean answered = parent->query(trans, direction, query);
+  if (direction == GST_PAD_SINK)
+    name_untaken_caps_query(GST_ELEMENT(trans), query, support);
+  return answered;
+}
+
+std::optional<NegotiatedCaps> negotiated_caps(GstElement *element, GstCaps *incaps,
+                                              GstCaps *outcaps, const DrmSupport *in_support,
+                                              const DrmSupport *out_support) {
+  auto in = parse_video_caps(incaps);
+  auto out = parse_video_caps(outcaps);
+  if (!in || !out) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION, ("Cannot parse caps"),
+                      ("%s", (!in ? in : out).error().message.c_str()));
+    return std::nullopt;
+  }
+  for (auto [parsed, support] : {std::pair{&*in, in_support}, std::pair{&*out, out_support}})
+    if (support && parsed->dma_drm && !support->takes(parsed->drm)) {
+      GST_ELEMENT_ERROR(
+          element, CORE, NEGOTIATION,
+          ("%s cannot import dma-bufs of drm-format %s: it takes %s", GST_ELEMENT_NAME(element),
+           drm_format_to_string(parsed->drm).c_str(), support->describe().c_str()),
+          ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+      return std::nullopt;
+    }
+  return NegotiatedCaps{*in, *out};
 }
 
 }  // namespace ef::gst

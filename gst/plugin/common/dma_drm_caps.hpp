@@ -7,9 +7,11 @@
 // element calls these helpers, so the version check lives here only.
 #pragma once
 
+#include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,17 @@ struct VideoCaps {
 };
 Result<VideoCaps> parse_video_caps(GstCaps *caps);
 
+// What set_caps needs of its caps: both parsed, and each DMA_DRM layout
+// one its side takes (`in_support` / `out_support`; nullptr: not checked).
+// Otherwise an error on the bus naming the layout, and nullopt: a tiled or
+// compressed layout is never read as if it were LINEAR.
+struct NegotiatedCaps {
+  VideoCaps in, out;
+};
+std::optional<NegotiatedCaps> negotiated_caps(GstElement *element, GstCaps *incaps,
+                                              GstCaps *outcaps, const DrmSupport *in_support,
+                                              const DrmSupport *out_support);
+
 // Caps a GstVideoBufferPool can parse for frames of `parsed` (a new ref):
 // `caps` themselves, or for DMA_DRM caps the plain caps of the same layout.
 GstCaps *pool_caps(GstCaps *caps, const VideoCaps &parsed);
@@ -102,5 +115,13 @@ bool refuse_untaken_drm_format(GstElement *element, GstCaps *caps, const DrmSupp
 // the warning above. A source negotiates by caps query and never sends caps
 // the query refused, so this is where such a refusal can be named.
 void name_untaken_caps_query(GstElement *element, GstQuery *query, const DrmSupport &support);
+
+// An importer's accept_caps and query: `parent`'s answer, with an untaken
+// layout named as above on the sink pad.
+gboolean accept_caps_naming_layout(GstBaseTransform *trans, GstBaseTransformClass *parent,
+                                   GstPadDirection direction, GstCaps *caps,
+                                   const DrmSupport &support);
+gboolean query_naming_layout(GstBaseTransform *trans, GstBaseTransformClass *parent,
+                             GstPadDirection direction, GstQuery *query, const DrmSupport &support);
 
 }  // namespace ef::gst

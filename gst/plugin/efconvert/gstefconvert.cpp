@@ -11,7 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <tuple>
 
 #include "backend.hpp"
 #ifdef EF_HAVE_GSTGL
@@ -285,11 +284,8 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direc
 // refused as "not-negotiated".
 gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
                                     GstCaps *caps) {
-  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
-    return TRUE;
-  if (direction == GST_PAD_SINK)
-    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm_in());
-  return FALSE;
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   drm_in());
 }
 
 // Without a size from downstream, keep the input's (turned) size.
@@ -385,25 +381,11 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  auto in = parse_video_caps(incaps);
-  auto out = parse_video_caps(outcaps);
-  if (!in || !out) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("%s", (!in ? in : out).error().message.c_str()));
+  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_in(), &drm_out());
+  if (!caps)
     return FALSE;
-  }
-  // Never read or write a tiled or compressed layout as if it were LINEAR.
-  for (auto [parsed, support, side] :
-       {std::tuple{&*in, &drm_in(), "read"}, std::tuple{&*out, &drm_out(), "write"}})
-    if (parsed->dma_drm && !support->takes(parsed->drm)) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                        ("efconvert cannot %s dma-bufs of drm-format %s: it takes %s", side,
-                         drm_format_to_string(parsed->drm).c_str(), support->describe().c_str()),
-                        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
-      return FALSE;
-    }
-  s.in_info = in->info;
-  s.out_info = out->info;
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
   Settings settings;
   {
     std::lock_guard lock(s.lock);
@@ -625,10 +607,8 @@ gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction
       state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
     return TRUE;
 #endif
-  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
-  if (direction == GST_PAD_SINK)
-    name_untaken_caps_query(GST_ELEMENT(trans), query, drm_in());
-  return ok;
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             drm_in());
 }
 
 bool parse_crop(const GValue *value, GstVideoRectangle &crop) {

@@ -392,43 +392,29 @@ GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection d
 // refused as "not-negotiated": by caps query (how sources negotiate) and by
 // accept-caps (caps sent without asking).
 gboolean gst_ef_upload_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
-  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
-  if (direction == GST_PAD_SINK)
-    name_untaken_caps_query(GST_ELEMENT(trans), query, state_of(trans).drm);
-  return ok;
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             state_of(trans).drm);
 }
 
 gboolean gst_ef_upload_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
                                    GstCaps *caps) {
-  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
-    return TRUE;
-  if (direction == GST_PAD_SINK)
-    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, state_of(trans).drm);
-  return FALSE;
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   state_of(trans).drm);
 }
 
 gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  auto in = parse_video_caps(incaps);
-  auto out = parse_video_caps(outcaps);
-  if (!in || !out) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("%s", (!in ? in : out).error().message.c_str()));
-    return FALSE;
-  }
   GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
   s.gl_output = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
-  if (s.gl_output && in->dma_drm && !s.drm.takes(in->drm)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                      ("Cannot import dma-bufs of drm-format %s: efupload imports %s",
-                       drm_format_to_string(in->drm).c_str(), s.drm.describe().c_str()),
-                      ("in %" GST_PTR_FORMAT, incaps));
+  // Only GL output imports; pass-through takes any layout downstream takes.
+  auto caps =
+      negotiated_caps(GST_ELEMENT(self), incaps, outcaps, s.gl_output ? &s.drm : nullptr, nullptr);
+  if (!caps)
     return FALSE;
-  }
-  s.in_info = in->info;
-  s.out_info = out->info;
-  s.in_modifier = in->drm.modifier;
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
+  s.in_modifier = caps->in.drm.modifier;
   s.have_caps = true;
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();

@@ -153,11 +153,8 @@ GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *, GstPadDirection dir
 // refused as "not-negotiated".
 gboolean gst_ef_vk_bridge_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
                                       GstCaps *caps) {
-  if (GST_BASE_TRANSFORM_CLASS(parent_class)->accept_caps(trans, direction, caps))
-    return TRUE;
-  if (direction == GST_PAD_SINK)
-    refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm_linear());
-  return FALSE;
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   drm_linear());
 }
 
 // --- The device -------------------------------------------------------------
@@ -287,10 +284,8 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
       return TRUE;
     }
   }
-  const gboolean ok = GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
-  if (direction == GST_PAD_SINK)
-    name_untaken_caps_query(GST_ELEMENT(trans), query, drm_linear());
-  return ok;
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             drm_linear());
 }
 
 // --- Caps and allocation ------------------------------------------------------
@@ -313,25 +308,11 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
 gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
-  auto in = parse_video_caps(incaps);
-  auto out = parse_video_caps(outcaps);
-  if (!in || !out) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("%s", (!in ? in : out).error().message.c_str()));
+  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_linear(), &drm_linear());
+  if (!caps)
     return FALSE;
-  }
-  // Never import a tiled or compressed layout as a LINEAR image.
-  for (const VideoCaps *parsed : {&*in, &*out})
-    if (parsed->dma_drm && !drm_linear().takes(parsed->drm)) {
-      GST_ELEMENT_ERROR(
-          self, CORE, NEGOTIATION,
-          ("efvkbridge cannot import dma-bufs of drm-format %s: it takes %s",
-           drm_format_to_string(parsed->drm).c_str(), drm_linear().describe().c_str()),
-          ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
-      return FALSE;
-    }
-  s.in_info = in->info;
-  s.out_info = out->info;
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
   s.format = vk::format_layout(GST_VIDEO_INFO_FORMAT(&s.in_info));
   if (!s.format) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
