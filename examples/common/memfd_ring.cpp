@@ -93,6 +93,14 @@ GstBuffer *MemfdRing::frame(uint64_t n, Wrap wrap) {
 }
 
 GstCaps *MemfdRing::caps() const {
+#if GST_CHECK_VERSION(1, 24, 0)
+  // Since 1.24 dma-buf caps name the layout as a DRM fourcc (LINEAR: no
+  // modifier); glupload takes no other form.
+  GstVideoInfoDmaDrm drm;
+  gst_video_info_dma_drm_init(&drm);
+  if (gst_video_info_dma_drm_from_video_info(&drm, &info_, 0))
+    return gst_video_info_dma_drm_to_caps(&drm);
+#endif
   GstCaps *caps = gst_video_info_to_caps(&info_);
   gst_caps_set_features(caps, 0, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr));
   return caps;

@@ -48,7 +48,8 @@ class MemfdRing {
   // every element compared.
   GstBuffer *frame(uint64_t n, Wrap wrap);
 
-  // video/x-raw(memory:DMABuf) of info().
+  // video/x-raw(memory:DMABuf) of info(): format=DMA_DRM with its drm-format
+  // on GStreamer 1.24 and later, the video format itself before.
   GstCaps *caps() const;
 
  private:

@@ -412,9 +412,13 @@ RunResult run_upload(const RunConfig &config) {
 
   GstCaps *caps = ring.caps();
   g_object_set(src, "caps", caps, "format", GST_FORMAT_TIME, nullptr);
-  if (upload)
+  if (upload) {
+    // Textures are named by the video format, whatever form the dma-buf caps have.
+    gst_caps_unref(caps);
+    caps = gst_video_info_to_caps(&ring.info());
     gst_caps_set_features(caps, 0,
                           gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
+  }
   g_object_set(filter, "caps", caps, nullptr);
   gst_caps_unref(caps);
   // The last sample would keep one frame (and its slot) referenced.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "frames.hpp"
@@ -16,10 +17,11 @@ namespace ef::test {
 
 enum class Needs { Gl, EglDmabufImport };
 
-// Probes in a child process: Check forks every test from this process, and a
-// GL display or driver thread made here before the fork would be inherited
-// half-alive by every test.
-inline bool probe_in_child(Needs needs, std::string &why) {
+// Runs `probe` in a child process: Check forks every test from this
+// process, and a GL display or driver thread made here before the fork
+// would be inherited half-alive by every test. `why` gets what the probe
+// said when it fails.
+inline bool probe_in_child(const std::function<bool(std::string &)> &probe, std::string &why) {
   int fds[2];
   if (pipe(fds) != 0) {
     why = "pipe failed";
@@ -29,7 +31,7 @@ inline bool probe_in_child(Needs needs, std::string &why) {
   if (pid == 0) {
     close(fds[0]);
     std::string reason;
-    bool ok = needs == Needs::Gl ? gl_available(reason) : egl_dmabuf_import_available(reason);
+    bool ok = probe(reason);
     if (!ok && write(fds[1], reason.data(), reason.size()) < 0)
       _exit(2);
     _exit(ok ? 0 : 1);
@@ -43,8 +45,16 @@ inline bool probe_in_child(Needs needs, std::string &why) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) && why.empty())
-    why = "the GL probe crashed";
+    why = "the probe crashed";
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+inline bool probe_in_child(Needs needs, std::string &why) {
+  return probe_in_child(
+      [needs](std::string &reason) {
+        return needs == Needs::Gl ? gl_available(reason) : egl_dmabuf_import_available(reason);
+      },
+      why);
 }
 
 inline int run_gl_suite(int argc, char **argv, Suite *(*make)(), Needs needs) {

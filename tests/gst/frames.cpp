@@ -148,6 +148,15 @@ void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed) {
 }
 
 GstCaps *caps_for(const GstVideoInfo &info, const char *feature) {
+#if GST_CHECK_VERSION(1, 24, 0)
+  // The dma-buf caps stock elements use since 1.24 (formats with a DRM
+  // fourcc; others keep the 1.22 form, which ef's sinks still take).
+  GstVideoInfoDmaDrm drm;
+  gst_video_info_dma_drm_init(&drm);
+  if (feature && g_str_equal(feature, GST_CAPS_FEATURE_MEMORY_DMABUF) &&
+      gst_video_info_dma_drm_from_video_info(&drm, &info, 0))
+    return gst_video_info_dma_drm_to_caps(&drm);
+#endif
   GstCaps *caps = gst_video_info_to_caps(&info);
   if (feature)
     gst_caps_set_features(caps, 0, gst_caps_features_new(feature, nullptr));

@@ -42,7 +42,8 @@ void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed);
 // Plain system memory.
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
 
-// Caps of `info` in system memory (features == nullptr) or with a feature.
+// Caps of `info` in system memory (features == nullptr) or with a feature;
+// memory:DMABuf caps in the DMA_DRM form on GStreamer 1.24 and later.
 GstCaps *caps_for(const GstVideoInfo &info, const char *feature = nullptr);
 
 // Whether a GstGLContext can be made here, and whether it imports dma-bufs;

@@ -90,7 +90,7 @@ ImportLayout import_layout(const FrameLayout &layout) {
   l.width = GST_VIDEO_INFO_WIDTH(&layout.info);
   l.height = GST_VIDEO_INFO_HEIGHT(&layout.info);
   l.fourcc = drm_fourcc_from_video_format(GST_VIDEO_INFO_FORMAT(&layout.info));
-  l.modifier = kDrmFormatModLinear;
+  l.modifier = layout.modifier;
   l.n_planes = layout.n_planes;
   for (guint p = 0; p < layout.n_planes && p < kMaxPlanes; ++p) {
     l.offsets[p] = layout.planes[p].offset;

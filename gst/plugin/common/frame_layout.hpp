@@ -25,6 +25,7 @@ struct FrameLayout {
   GstVideoInfo info;  // caps info with the buffer's real strides and offsets
   std::array<PlaneLocation, GST_VIDEO_MAX_PLANES> planes{};
   guint n_planes = 0;
+  uint64_t modifier = kDrmFormatModLinear;  // from DMA_DRM caps; the caller sets it
 };
 
 // EINVAL naming the problem for: a stride smaller than a row, a plane offset

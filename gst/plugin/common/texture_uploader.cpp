@@ -3,6 +3,7 @@
 
 #include <cerrno>
 
+#include "common/gl_pool.hpp"
 #include "gst_ptr.hpp"
 
 namespace ef::gst {
@@ -26,6 +27,7 @@ Result<GstBuffer *> TextureUploader::acquire() {
                           gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
     gst_buffer_pool_config_set_params(config, caps.get(), guint(info_.size), 2, 0);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    keep_one_texture_free(config, true);
     ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context_));
     gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
     if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {

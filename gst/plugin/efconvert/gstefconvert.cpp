@@ -16,8 +16,10 @@
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #include "common/gl_limits.hpp"
+#include "common/gl_pool.hpp"
 #endif
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
@@ -40,21 +42,30 @@ namespace {
 // As GL textures: the formats the GL backend renders as pixels.
 #define EF_CONVERT_GL_OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
 
-constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(
-    EF_CONVERT_IN_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                                 EF_CONVERT_IN_FORMATS)
+constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(EF_CONVERT_IN_FORMATS) ";" EF_DMABUF_CAPS(
+    EF_CONVERT_IN_FORMATS)
 #ifdef EF_HAVE_GSTGL
     ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_CONVERT_IN_FORMATS)
 #endif
     ;
 constexpr const char *kSrcCaps =
-    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_CONVERT_OUT_FORMATS)
+    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_CONVERT_OUT_FORMATS)
 #ifdef EF_HAVE_GSTGL
         ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
                                               EF_CONVERT_GL_OUT_FORMATS)
 #endif
     ;
+
+// dma-bufs are mapped (CPU) or imported plane by plane (GL) in, and are
+// memfds or dma-heap buffers out: LINEAR both ways.
+const DrmSupport &drm_in() {
+  static const DrmSupport support(EF_CONVERT_IN_FORMATS);
+  return support;
+}
+const DrmSupport &drm_out() {
+  static const DrmSupport support(EF_CONVERT_OUT_FORMATS);
+  return support;
+}
 
 enum Counter : guint {
   kFrames,
@@ -230,25 +241,31 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
                                                           : settings.direction;
 }
 
-// Caps with every structure's format set to `formats`, any size, and no
-// colorimetry or aspect ratio (the conversion decides them), in each of the
-// memory types we handle.
 // Appends to `out` each structure of `caps` with its format set to
 // `formats`, any size, and no colorimetry or aspect ratio (the conversion
-// decides them), in memory `feature`.
-GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature) {
+// decides them), in memory `feature`; dma-buf structures in the form of
+// this GStreamer version, in the layouts `drm` takes.
+GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature,
+                           const DrmSupport &drm) {
   GValue list = G_VALUE_INIT;
   GstStructure *templ = gst_structure_from_string(
       (std::string("video/x-raw, format=(string)") + formats).c_str(), nullptr);
   gst_value_init_and_copy(&list, gst_structure_get_value(templ, "format"));
   gst_structure_free(templ);
+  const bool dmabuf = std::string(feature) == GST_CAPS_FEATURE_MEMORY_DMABUF;
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
     gst_structure_set_value(s, "format", &list);
     gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
                       G_MAXINT, nullptr);
     gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
-                                "texture-target", nullptr);
+                                "texture-target", "drm-format", nullptr);
+    if (dmabuf) {
+      out = gst_caps_merge(
+          out, dmabuf_caps_of(s, gst_caps_features_new(feature, nullptr), drm, &drm == &drm_in()));
+      gst_structure_free(s);
+      continue;
+    }
     out = gst_caps_merge_structure_full(out, s, gst_caps_features_new(feature, nullptr));
   }
   g_value_unset(&list);
@@ -257,16 +274,26 @@ GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, con
 
 GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                        GstCaps *filter) {
-  const char *formats = direction == GST_PAD_SINK ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
+  const bool to_src = direction == GST_PAD_SINK;
+  const char *formats = to_src ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
+  const DrmSupport &drm = to_src ? drm_out() : drm_in();
   GstCaps *result = gst_caps_new_empty();
   for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, GST_CAPS_FEATURE_MEMORY_DMABUF})
-    result = append_retargeted(result, caps, formats, memory);
+    result = append_retargeted(result, caps, formats, memory, drm);
 #ifdef EF_HAVE_GSTGL
-  result = append_retargeted(
-      result, caps, direction == GST_PAD_SINK ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
-      GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  result =
+      append_retargeted(result, caps, to_src ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
+                        GST_CAPS_FEATURE_MEMORY_GL_MEMORY, drm);
 #endif
   return apply_caps_filter(narrow_to_limit(result, cpu_size_limit()), filter);
+}
+
+// A dma-buf layout efconvert cannot read is named on the bus, not only
+// refused as "not-negotiated".
+gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                    GstCaps *caps) {
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   drm_in());
 }
 
 // Without a size from downstream, keep the input's (turned) size.
@@ -392,16 +419,16 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     std::lock_guard lock(s.lock);
     settings = s.settings;
   }
+  // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_in(), &drm_out());
+  if (!caps)
     return FALSE;
-  }
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
   auto backend = choose_backend(self, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
@@ -437,10 +464,12 @@ gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps 
     gst_object_unref(pool);
     pool = nullptr;
   }
-  if (!pool)
+  const bool own = pool == nullptr;
+  if (own)
     pool = gst_gl_buffer_pool_new(*context);
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
+  keep_one_texture_free(config, own);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(*context));
   gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
@@ -465,9 +494,10 @@ gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps 
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps(&info, caps))
+  auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
+  if (!parsed)
     return FALSE;
+  const GstVideoInfo &info = parsed->info;
 #ifdef EF_HAVE_GSTGL
   if (is_gl_caps(caps))
     return decide_gl_allocation(trans, query, caps, info);
@@ -481,8 +511,9 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   if (own)
     pool = gst_video_buffer_pool_new();
   size = MAX(size, guint(info.size));
+  CapsPtr layout(pool_caps(caps, *parsed));
   GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, size, min, max);
+  gst_buffer_pool_config_set_params(config, layout.get(), size, min, max);
   if (own) {
     ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
     gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
@@ -494,7 +525,7 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   if (!gst_buffer_pool_set_config(pool, config)) {
     // A pool may adjust the config; take its word if it still fits.
     config = gst_buffer_pool_get_config(pool);
-    if (!gst_buffer_pool_config_validate_params(config, caps, size, min, max) ||
+    if (!gst_buffer_pool_config_validate_params(config, layout.get(), size, min, max) ||
         !gst_buffer_pool_set_config(pool, config)) {
       gst_object_unref(pool);
       GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
@@ -605,13 +636,17 @@ void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
+#endif
+
 gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+#ifdef EF_HAVE_GSTGL
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
-}
 #endif
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             drm_in());
+}
 
 bool parse_crop(const GValue *value, GstVideoRectangle &crop) {
   if (!GST_VALUE_HOLDS_ARRAY(value) || gst_value_array_get_size(value) != 4)
@@ -840,6 +875,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;
+  trans_class->accept_caps = gst_ef_convert_accept_caps;
   trans_class->set_caps = gst_ef_convert_set_caps;
   trans_class->propose_allocation = gst_ef_convert_propose_allocation;
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;
@@ -847,8 +883,8 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
   trans_class->stop = gst_ef_convert_stop;
-#ifdef EF_HAVE_GSTGL
   trans_class->query = gst_ef_convert_query;
+#ifdef EF_HAVE_GSTGL
   element_class->set_context = gst_ef_convert_set_context;
 #endif
 }

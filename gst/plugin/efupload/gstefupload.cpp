@@ -8,6 +8,7 @@
 #include <gst/ef/gstefidentitymeta.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "common/buffer_source.hpp"
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
@@ -34,12 +36,13 @@ namespace {
 
 #define EF_UPLOAD_FORMATS "{ NV12, I420, YUY2, RGBA, BGRA, RGBx, BGRx, RGB, GRAY8 }"
 
-constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-    GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+constexpr const char *kSinkCaps =
+    EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+// Pass-through output is the input's own memory, in the form it came in.
 constexpr const char *kSrcCaps =
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_UPLOAD_FORMATS)
-    ", texture-target = (string) 2D;" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_MEMORY_DMABUF, EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_UPLOAD_FORMATS);
+    ", texture-target = (string) 2D;" EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
+        EF_UPLOAD_FORMATS);
 
 enum Counter : guint {
   kFrames,
@@ -101,6 +104,9 @@ const char *decline_text(Decline why) {
 struct UploadState {
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
+  uint64_t in_modifier = 0;
+  // The dma-buf layouts the EGL import takes (per-plane imports: LINEAR).
+  DrmSupport drm{EF_UPLOAD_FORMATS};
   bool have_caps = false;
   bool gl_output = false;
   ImportCache<EglImport> cache;
@@ -159,10 +165,12 @@ void release_pools(UploadState &s) {
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
 // then the input memory as it is (pass-through with the identity meta).
-GstCaps *caps_towards_src(GstCaps *caps) {
+GstCaps *caps_towards_src(GstCaps *caps, const DrmSupport &drm) {
   GstCaps *out = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
+    GstStructure *s = plain_structure_of(gst_caps_get_structure(caps, i), drm);
+    if (!s)
+      continue;  // dma-buf layouts the import does not take: pass-through only
     gst_structure_set(s, "texture-target", G_TYPE_STRING, "2D", nullptr);
     gst_caps_append_structure_full(
         out, s, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
@@ -175,18 +183,21 @@ GstCaps *caps_towards_src(GstCaps *caps) {
   return out;
 }
 
-GstCaps *caps_towards_sink(GstCaps *caps) {
+// GL output is made from dma-bufs in the layouts the import takes, or from
+// system memory; other output is the input as it is.
+GstCaps *caps_towards_sink(GstCaps *caps, const DrmSupport &drm) {
   GstCaps *out = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstCapsFeatures *f = gst_caps_get_features(caps, i);
     const GstStructure *s = gst_caps_get_structure(caps, i);
     if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY)) {
-      for (const char *memory :
-           {GST_CAPS_FEATURE_MEMORY_DMABUF, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY}) {
-        GstStructure *c = gst_structure_copy(s);
-        gst_structure_remove_field(c, "texture-target");
-        gst_caps_append_structure_full(out, c, gst_caps_features_new(memory, nullptr));
-      }
+      GstStructure *c = gst_structure_copy(s);
+      gst_structure_remove_field(c, "texture-target");
+      gst_caps_append(
+          out, dmabuf_caps_of(c, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr),
+                              drm, true));
+      gst_caps_append_structure_full(
+          out, c, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, nullptr));
     } else {
       gst_caps_append_structure_full(out, gst_structure_copy(s),
                                      f ? gst_caps_features_copy(f) : nullptr);
@@ -355,6 +366,7 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
   if (!layout)
     return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  layout->modifier = s.in_modifier;
   *outbuf = import_frame(self, in, *layout);
   s.imported = *outbuf != nullptr;
   if (!s.imported) {
@@ -384,19 +396,39 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, Gs
 // memory passes through at any size.
 GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                       GstCaps *caps, GstCaps *filter) {
-  GstCaps *result = direction == GST_PAD_SINK ? caps_towards_src(caps) : caps_towards_sink(caps);
+  const DrmSupport &drm = state_of(trans).drm;
+  if (direction == GST_PAD_SRC)
+    return apply_caps_filter(caps_towards_sink(caps, drm), filter);
+  // Fixed caps are what upstream sends: a layout the import cannot take
+  // gets no GL output, and is named (at most pass-through is left).
+  refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm);
+  GstCaps *result = caps_towards_src(caps, drm);
   // A caps query on the sink pad asks downstream through this direction too
   // (GstBaseTransform's peer filter): one narrowing bounds both answers.
-  if (direction == GST_PAD_SINK)
-    if (GstGLContext *context = GST_GL_BASE_FILTER(trans)->context)
-      result = narrow_to_limit(result, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  if (GstGLContext *context = GST_GL_BASE_FILTER(trans)->context)
+    result = narrow_to_limit(result, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
   return apply_caps_filter(result, filter);
+}
+
+// A dma-buf layout the import does not take is named on the bus, not only
+// refused as "not-negotiated": by caps query (how sources negotiate) and by
+// accept-caps (caps sent without asking).
+gboolean gst_ef_upload_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             state_of(trans).drm);
+}
+
+gboolean gst_ef_upload_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                   GstCaps *caps) {
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   state_of(trans).drm);
 }
 
 // Pass-through uploads nothing: say why, since a user who wanted textures
 // sees no import, upload or decline counted.
 void explain_pass_through(GstEfUpload *self, GstCaps *incaps, GstCaps *outcaps) {
-  GstCaps *gl = gst_caps_truncate(caps_towards_src(incaps));  // the GL variant comes first
+  GstCaps *gl = gst_caps_truncate(
+      caps_towards_src(incaps, state_of(self).drm));  // the GL variant comes first
   const bool accepted = gst_pad_peer_query_accept_caps(GST_BASE_TRANSFORM_SRC_PAD(self), gl);
   GST_INFO_OBJECT(self,
                   "pass-through, no upload or import: %s; output caps %" GST_PTR_FORMAT
@@ -426,12 +458,14 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
     return FALSE;
   if (const std::string problem = size_problem(incaps, cpu_size_limit()); !problem.empty())
     return refuse_caps(GST_ELEMENT(self), problem, incaps);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  // Only GL output imports; pass-through takes any layout downstream takes.
+  auto caps =
+      negotiated_caps(GST_ELEMENT(self), incaps, outcaps, s.gl_output ? &s.drm : nullptr, nullptr);
+  if (!caps)
     return FALSE;
-  }
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
+  s.in_modifier = caps->in.drm.modifier;
   s.have_caps = true;
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();
@@ -561,6 +595,8 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   add_pad_templates(element_class, kSinkCaps, kSrcCaps);
 
   trans_class->transform_caps = gst_ef_upload_transform_caps;
+  trans_class->accept_caps = gst_ef_upload_accept_caps;
+  trans_class->query = gst_ef_upload_query;
   trans_class->set_caps = gst_ef_upload_set_caps;
   trans_class->propose_allocation = gst_ef_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_ef_upload_prepare_output_buffer;

@@ -14,6 +14,7 @@
 
 #include "bridge_state.hpp"
 #include "common/caps_filter.hpp"
+#include "common/dma_drm_caps.hpp"
 #include "common/size_limits.hpp"
 #include "device_context.hpp"
 #include "gst_ptr.hpp"
@@ -30,15 +31,23 @@ namespace {
 
 constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
     GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE,
-    EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                         EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+    EF_VK_FORMATS) ";" EF_DMABUF_CAPS(EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+// Into Vulkan the frame goes on as it came (its dma-bufs in their own form);
+// out of Vulkan it is written into memfds, made as DMA_DRM.
 constexpr const char *kSrcCaps =
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF
-                                      ", " GST_CAPS_FEATURE_META_EF_VK_IMAGE,
-                                      EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
-        GST_CAPS_FEATURE_META_EF_VK_IMAGE,
-        EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                                             EF_VK_FORMATS) ";" GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+    EF_DMABUF_CAPS_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_DMABUF
+                                 ", " GST_CAPS_FEATURE_META_EF_VK_IMAGE,
+                                 EF_VK_FORMATS) ";"
+        GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_META_EF_VK_IMAGE,
+                                          EF_VK_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_VK_FORMATS) ";"
+            GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
+
+// Each plane is imported as a LINEAR image (no VK_EXT_image_drm_format_modifier
+// path), and memfds out are LINEAR.
+const DrmSupport &drm_linear() {
+  static const DrmSupport support(EF_VK_FORMATS);
+  return support;
+}
 
 constexpr guint PROP_DEVICE_INDEX = 1;
 constexpr guint PROP_DEVICE_UUID = 2;
@@ -99,9 +108,14 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
     auto append = [&](GstCapsFeatures *features) {
       gst_caps_append_structure_full(out, gst_structure_copy(st), features);
     };
+    // dma-buf structures in this GStreamer version's form, in the layouts
+    // the bridge imports or makes.
+    auto append_dmabuf = [&](GstCapsFeatures *features, bool with_legacy) {
+      gst_caps_append(out, dmabuf_caps_of(st, features, drm_linear(), with_legacy));
+    };
     if (direction == GST_PAD_SINK) {
       if (has_feature(f, GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE)) {
-        append(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr));
+        append_dmabuf(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr), false);
         append(gst_caps_features_new_empty());
       } else {
         GstCapsFeatures *with = f ? gst_caps_features_copy(f) : gst_caps_features_new_empty();
@@ -111,7 +125,10 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
         }
         gst_caps_features_remove(with, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
         gst_caps_features_add(with, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
-        append(with);
+        if (has_feature(with, GST_CAPS_FEATURE_MEMORY_DMABUF) && is_dma_drm_structure(st))
+          append_dmabuf(with, false);
+        else
+          append(with);
       }
     } else {
       if (has_feature(f, GST_CAPS_FEATURE_META_EF_VK_IMAGE)) {
@@ -119,9 +136,13 @@ GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
         gst_caps_features_remove(without, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
         if (gst_caps_features_get_size(without) == 0)
           gst_caps_features_add(without, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
-        append(without);
-      } else {
-        append(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE, nullptr));
+        if (has_feature(without, GST_CAPS_FEATURE_MEMORY_DMABUF))
+          append_dmabuf(without, true);
+        else
+          append(without);
+      } else if (GstStructure *plain = plain_structure_of(st, drm_linear())) {
+        gst_caps_append_structure_full(
+            out, plain, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE, nullptr));
       }
     }
   }
@@ -150,6 +171,14 @@ GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *trans, GstPadDirectio
   if (device)
     result = narrow_to_limit(result, tighter(vk_size_limit(*device), cpu_size_limit()));
   return apply_caps_filter(result, filter);
+}
+
+// A dma-buf layout the bridge cannot import is named on the bus, not only
+// refused as "not-negotiated".
+gboolean gst_ef_vk_bridge_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                      GstCaps *caps) {
+  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                   drm_linear());
 }
 
 // --- The device -------------------------------------------------------------
@@ -293,7 +322,8 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
       return TRUE;
     }
   }
-  return GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query);
+  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
+                             drm_linear());
 }
 
 // --- Caps and allocation ------------------------------------------------------
@@ -322,12 +352,11 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
   const SizeLimit limit = tighter(vk_size_limit(*s.device), cpu_size_limit());
   if (const std::string problem = size_problem(incaps, limit); !problem.empty())
     return refuse_caps(GST_ELEMENT(self), problem, incaps);
-  if (!gst_video_info_from_caps(&s.in_info, incaps) ||
-      !gst_video_info_from_caps(&s.out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Cannot parse caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_linear(), &drm_linear());
+  if (!caps)
     return FALSE;
-  }
+  s.in_info = caps->in.info;
+  s.out_info = caps->out.info;
   s.format = vk::format_layout(GST_VIDEO_INFO_FORMAT(&s.in_info));
   if (!s.format) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
@@ -379,12 +408,15 @@ gboolean gst_ef_vk_bridge_propose_allocation(GstBaseTransform *trans, GstQuery *
   GstCaps *caps = nullptr;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation(query, &caps, &need_pool);
-  GstVideoInfo info;
-  if (!need_pool || !caps || !gst_video_info_from_caps(&info, caps) ||
+  if (!need_pool || !caps ||
       has_feature(gst_caps_get_features(caps, 0), GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE))
     return TRUE;
+  auto parsed = parse_video_caps(caps);
+  if (!parsed)
+    return TRUE;
   (void)decide;
-  if (GstBufferPool *pool = fd_pool(caps, info.size, 2, 0)) {
+  CapsPtr layout(pool_caps(caps, *parsed));
+  if (GstBufferPool *pool = fd_pool(layout.get(), parsed->info.size, 2, 0)) {
     GstStructure *config = gst_buffer_pool_get_config(pool);
     guint size = 0;
     gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
@@ -408,8 +440,8 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
     return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps(&info, caps))
+  auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
+  if (!parsed)
     return FALSE;
   if (gst_query_get_n_allocation_pools(query) > 0) {
     GstBufferPool *pool = nullptr;
@@ -420,7 +452,8 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
       return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
     }
   }
-  GstBufferPool *pool = fd_pool(caps, info.size, 2, 0);
+  CapsPtr layout(pool_caps(caps, *parsed));
+  GstBufferPool *pool = fd_pool(layout.get(), parsed->info.size, 2, 0);
   if (!pool) {
     GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
     return FALSE;
@@ -684,6 +717,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
   element_class->change_state = gst_ef_vk_bridge_change_state;
 
   trans_class->transform_caps = gst_ef_vk_bridge_transform_caps;
+  trans_class->accept_caps = gst_ef_vk_bridge_accept_caps;
   trans_class->set_caps = gst_ef_vk_bridge_set_caps;
   trans_class->propose_allocation = gst_ef_vk_bridge_propose_allocation;
   trans_class->decide_allocation = gst_ef_vk_bridge_decide_allocation;
