@@ -2,6 +2,7 @@
 #include "stress.hpp"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,6 +163,11 @@ double rss_kib() {
     resident = -1;
   std::fclose(f);
   return double(resident) * double(sysconf(_SC_PAGESIZE)) / 1024.0;
+}
+
+double heap_in_use_kib() {
+  const struct mallinfo2 info = mallinfo2();
+  return double(info.uordblks + info.hblkhd) / 1024.0;
 }
 
 double Series::growth() const {
