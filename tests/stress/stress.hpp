@@ -92,6 +92,11 @@ class Pipeline {
   std::vector<BusMessage> messages_;
 };
 
+// Whether a GL context made on the shared display is still alive: the display
+// keeps weak refs to the contexts of its pipelines, and hands a live one to
+// the next pipeline, so a leaked context ref never adds up per pipeline.
+bool gl_context_alive();
+
 // Whether `object` has a property `name` (another element's counter or knob
 // that may not exist in this build).
 bool has_property(gpointer object, const char *name);

@@ -88,6 +88,9 @@ void lifecycle(const Chain &chain, Mode mode) {
     rss.samples.push_back(rss_kib());
   }
   p.reset();
+  // Every pipeline is gone: a context still alive is held by someone.
+  if (chain.gl && gl_context_alive())
+    fail_case(chain.name + ": a GL context outlived its pipeline (a leaked ref)");
   std::printf("%s: %u cycles; %s; %s; %s%s\n", chain.name.c_str(), cycles, fds.summary().c_str(),
               heap.summary().c_str(), rss.summary().c_str(), chain.gl ? " (not checked: GL)" : "");
   std::string why = fds.check(kFdGrowth);
