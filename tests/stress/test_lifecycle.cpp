@@ -15,7 +15,7 @@
 // (leaks tracer) 2, the display; heap in use 1.80-1.90 MB (efupload) and
 // 1.80-1.95 MB (glupload) from the 20th pipeline to the 400th, flat; RSS
 // 116 -> 144 MB (efupload, arenas 63 -> 82 MB) and 91 -> 93 MB (glupload,
-// arenas 33 MB); malloc_trim() at the end gives back 51 and 33 MB of it. The
+// arenas 33 MB); malloc_trim() after 200 pipelines gives back 51 and 33 MB. The
 // heap in use is what a leak of GL objects, contexts, buffers or pools grows;
 // a leaked context ref alone does not grow it (the display hands the live
 // context to the next pipeline), so no context may outlive the last one.
