@@ -2,6 +2,7 @@
 #include "stress.hpp"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +165,11 @@ double rss_kib() {
   return double(resident) * double(sysconf(_SC_PAGESIZE)) / 1024.0;
 }
 
+double heap_in_use_kib() {
+  const struct mallinfo2 info = mallinfo2();
+  return double(info.uordblks + info.hblkhd) / 1024.0;
+}
+
 double Series::growth() const {
   const size_t n = samples.size();
   if (n < 3)
@@ -311,12 +317,31 @@ bool Pipeline::has_error() const {
   return false;
 }
 
-void Pipeline::share_gl_display() {
+namespace {
+
+GstGLDisplay *shared_gl_display() {
   static GstGLDisplay *display = gst_gl_display_new();
+  return display;
+}
+
+}  // namespace
+
+void Pipeline::share_gl_display() {
   GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
-  gst_context_set_gl_display(context, display);
+  gst_context_set_gl_display(context, shared_gl_display());
   gst_element_set_context(pipeline_, context);
   gst_context_unref(context);
+}
+
+bool gl_context_alive() {
+  GstGLDisplay *display = shared_gl_display();
+  GST_OBJECT_LOCK(display);
+  GstGLContext *context = gst_gl_display_get_gl_context_for_thread(display, nullptr);
+  GST_OBJECT_UNLOCK(display);
+  if (!context)
+    return false;
+  gst_object_unref(context);
+  return true;
 }
 
 bool has_property(gpointer object, const char *name) {

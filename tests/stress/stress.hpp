@@ -30,6 +30,9 @@ int run(int argc, char **argv, const char *suite,
 // Open file descriptors of this process and its resident set in KiB.
 double open_fds();
 double rss_kib();
+// Bytes the program holds from malloc (every arena, mmapped chunks too), in
+// KiB: unlike RSS, free memory the allocator keeps for re-use does not count.
+double heap_in_use_kib();
 
 // Samples of a counter taken at regular intervals. Warm-up (the first third)
 // is ignored; growth is the mean of the last third minus the mean of the
@@ -88,6 +91,11 @@ class Pipeline {
   GstBus *bus_ = nullptr;
   std::vector<BusMessage> messages_;
 };
+
+// Whether a GL context made on the shared display is still alive: the display
+// keeps weak refs to the contexts of its pipelines, and hands a live one to
+// the next pipeline, so a leaked context ref never adds up per pipeline.
+bool gl_context_alive();
 
 // Whether `object` has a property `name` (another element's counter or knob
 // that may not exist in this build).
