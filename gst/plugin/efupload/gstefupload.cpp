@@ -439,6 +439,17 @@ void explain_pass_through(GstEfUpload *self, GstCaps *incaps, GstCaps *outcaps) 
   gst_caps_unref(gl);
 }
 
+// GstGL holds YUY2 as one RG texel per pixel: at an odd width the last
+// pixel's V lies past the texture and would be lost, by import and upload
+// alike. Refused rather than served wrong.
+std::string texture_problem(const GstVideoInfo &info) {
+  if (GST_VIDEO_INFO_FORMAT(&info) != GST_VIDEO_FORMAT_YUY2 || GST_VIDEO_INFO_WIDTH(&info) % 2 == 0)
+    return {};
+  return "YUY2 of odd width " + std::to_string(GST_VIDEO_INFO_WIDTH(&info)) +
+         " cannot become a GL texture: GstGL's YUY2 texture has one texel per pixel, so the last "
+         "pixel's V would be lost";
+}
+
 // GL output must fit the context's textures; the context is found here when
 // negotiation comes before it.
 bool within_gl_limit(GstEfUpload *self, GstCaps *incaps) {
@@ -466,6 +477,9 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
   s.in_modifier = caps->in.drm.modifier;
+  if (s.gl_output)
+    if (const std::string problem = texture_problem(s.in_info); !problem.empty())
+      return refuse_caps(GST_ELEMENT(self), problem, incaps);
   s.have_caps = true;
   // A new size or stride must re-import; drop everything of the old caps.
   s.cache.clear();
