@@ -8,6 +8,7 @@
 #include <gst/ef/gstefidentitymeta.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
