@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package ef needs to build, test and benchmark.
-# Idempotent: when everything is present it changes nothing and prints nothing.
+# Installs every Debian 12 or Debian 13 package ef needs to build, test and
+# benchmark. Idempotent: when everything is present it changes nothing and
+# prints nothing.
 #
-# Mesa comes from Debian's bookworm-backports suite: stock Mesa 22.3 has no
-# EGL_EXT_image_dma_buf_import on llvmpipe and no VK_EXT_external_memory_dma_buf
+# On Debian 12, Mesa comes from the bookworm-backports suite: stock Mesa 22.3 has
+# no EGL_EXT_image_dma_buf_import on llvmpipe and no VK_EXT_external_memory_dma_buf
 # on lavapipe, so without it the zero-copy import paths could not run headless.
+# Debian 13's own Mesa (25.0) has both. On Debian 12 the host also gets
+# mmdebstrap, which scripts/debian13.sh uses to make the Debian 13 test root.
 set -euo pipefail
+
+. /etc/os-release
 
 packages=(
   # build
   g++ meson ninja-build pkg-config clang-format python3
   # core tests and benchmarks
   check libbenchmark-dev
-  # GStreamer 1.22 and the stock elements we compare against
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  # GStreamer and the stock elements we compare against
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-gl
   # GL, EGL and Vulkan
@@ -25,7 +30,15 @@ packages=(
   # sanitizer runtimes and plots
   libasan8 libubsan1 libtsan2 python3-matplotlib
 )
-backports=(libegl-mesa0 libgl1-mesa-dri libglx-mesa0 libgbm1 libglapi-mesa mesa-vulkan-drivers)
+mesa=(libegl-mesa0 libgl1-mesa-dri libglx-mesa0 libgbm1 mesa-vulkan-drivers)
+backports=()
+if [ "$VERSION_CODENAME" = bookworm ]; then
+  # libglapi-mesa is its own package only up to Debian 12.
+  backports=("${mesa[@]}" libglapi-mesa)
+  packages+=(mmdebstrap)
+else
+  packages+=("${mesa[@]}")
+fi
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -43,15 +56,16 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 mesa_old=0
-ver=$(dpkg-query -W -f='${Version}' libegl-mesa0 2>/dev/null || true)
-case "$ver" in 2[5-9].*|[3-9][0-9].*) ;; *) mesa_old=1 ;; esac
-ver=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
-case "$ver" in 2[5-9].*|[3-9][0-9].*) ;; *) mesa_old=1 ;; esac
+if [ ${#backports[@]} -gt 0 ]; then
+  for p in libegl-mesa0 mesa-vulkan-drivers; do
+    ver=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || true)
+    case "$ver" in 2[5-9].*|[3-9][0-9].*) ;; *) mesa_old=1 ;; esac
+  done
+fi
 
 [ ${#missing[@]} -eq 0 ] && [ $mesa_old -eq 0 ] && exit 0
 
 export DEBIAN_FRONTEND=noninteractive
-updated=0
 if [ $mesa_old -eq 1 ]; then
   enable_backports || true
 fi

@@ -5,11 +5,20 @@
 #      the stress suite: EF_STRESS_LONG=N runs its soaks and cycles N times longer);
 #   2. ASan + UBSan: all tests but the stress suite (the C ABI fuzz, suite "fuzz", runs
 #      here; leaks of system libraries: tests/sanitizers/lsan.supp);
-#   3. TSan: the cache, gate and release-queue tests (suite "tsan").
-# Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line.
+#   3. TSan: the cache, gate and release-queue tests (suite "tsan");
+#   4. Debian 13 (GStreamer 1.26, g++ 14): the -Werror build and all tests, in the
+#      root scripts/debian13.sh makes and keeps (sanitizers run on the host only).
+# Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line
+# that counts every run.
+#   --debian13   what the fourth run executes inside the root: build 1 only, in
+#                build-ci-deb13, and no summary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+leg=host
+[ "${1:-}" != --debian13 ] || leg=debian13
+normal=build-ci
+[ $leg = host ] || normal=build-ci-deb13
 
 bash scripts/install-deps.sh
 
@@ -29,7 +38,8 @@ setup() {  # dir, options...
   else
     meson setup "$dir" "$@" >/dev/null
   fi
-  ninja -C "$dir" >/dev/null
+  # Quiet when it builds; the compiler's messages when it does not.
+  ninja -C "$dir" >"$dir/ninja.log" || { cat "$dir/ninja.log"; return 1; }
 }
 
 status=0
@@ -43,8 +53,9 @@ run() {  # label, dir, meson test arguments...
 }
 
 runner=()
-setup build-ci -Dwerror=true
-run "tests" build-ci
+setup $normal -Dwerror=true
+run "tests" $normal
+[ $leg = host ] || exit $status
 
 setup build-ci-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbenchmarks=disabled
@@ -57,5 +68,16 @@ runner=(setarch "$(uname -m)" -R)
 run "cache, gate and release-queue tests under TSan" build-ci-tsan --suite tsan
 runner=()
 
-python3 "$root/scripts/test_summary.py" build-ci build-ci-asan build-ci-tsan
+builds=(build-ci build-ci-asan build-ci-tsan)
+if [ "$(. /etc/os-release && echo "$VERSION_CODENAME")" = bookworm ]; then
+  echo "== Debian 13: tests"
+  # A log left by an earlier run must not stand in for a build that fails now.
+  rm -f build-ci-deb13/meson-logs/testlog.json
+  start=$SECONDS
+  bash scripts/debian13.sh run bash scripts/test.sh --debian13 || status=1
+  echo "Debian 13 run: $((SECONDS - start)) s"
+  builds+=(build-ci-deb13)
+fi
+
+python3 "$root/scripts/test_summary.py" "${builds[@]}"
 exit $status

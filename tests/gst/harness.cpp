@@ -24,6 +24,13 @@ GstBus *attach_bus(GstHarness *h) {
   return bus;
 }
 
+void release_bus(GstBus *bus) {
+  // Queued messages (state changes above all) hold their source elements, and
+  // the element holds this bus: without the flush neither is ever freed.
+  gst_bus_set_flushing(bus, TRUE);
+  gst_object_unref(bus);
+}
+
 std::string pop_error(GstBus *bus) {
   while (GstMessage *msg = gst_bus_pop(bus)) {
     if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {

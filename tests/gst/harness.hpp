@@ -16,7 +16,10 @@ GstElement *harness_element(GstHarness *h, const char *name);
 guint64 stat(GstElement *element, const char *counter);
 
 // A bus on the harness element, so errors posted by elements can be read.
+// Give it back with release_bus, before or after gst_harness_teardown.
 GstBus *attach_bus(GstHarness *h);
+// Drops the queued messages and every later one, then the caller's reference.
+void release_bus(GstBus *bus);
 // The text of the first ERROR message on `bus`, "" if none.
 std::string pop_error(GstBus *bus);
 

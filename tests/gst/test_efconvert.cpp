@@ -282,7 +282,7 @@ GST_START_TEST(test_stats_on_eos) {
     gst_message_unref(msg);
   }
   fail_unless(found);
-  gst_object_unref(bus);
+  release_bus(bus);
   gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -420,7 +420,7 @@ static std::string push_expecting_error(const char *props, const GstVideoInfo &i
   GstBus *bus = attach_bus(h);
   fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_ERROR);
   std::string error = pop_error(bus);
-  gst_object_unref(bus);
+  release_bus(bus);
   gst_harness_teardown(h);
   return error;
 }

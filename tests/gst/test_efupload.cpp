@@ -50,7 +50,7 @@ std::string push_bad(const GstVideoInfo &caps_info, GstBuffer *bad) {
   std::string bad_pixels = check_buffer(out, caps_info, 9);
   fail_unless(bad_pixels.empty(), "%s", bad_pixels.c_str());
   gst_buffer_unref(out);
-  gst_object_unref(bus);
+  release_bus(bus);
   gst_harness_teardown(h);
   return error;
 }
@@ -215,7 +215,7 @@ GST_START_TEST(test_stats_message_on_eos) {
   fail_unless(prop != nullptr);
   fail_unless(gst_structure_has_field(prop, "hits"));
   gst_structure_free(prop);
-  gst_object_unref(bus);
+  release_bus(bus);
   gst_harness_teardown(h);
 }
 GST_END_TEST;

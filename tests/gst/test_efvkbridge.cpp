@@ -344,7 +344,7 @@ GST_START_TEST(test_never_armed_times_out) {
   }
   fail_unless(warnings >= 4);
   gst_harness_teardown(h);
-  gst_object_unref(bus);
+  release_bus(bus);
   gst_buffer_pool_set_active(pool, FALSE);
   gst_object_unref(pool);
 }
@@ -390,7 +390,7 @@ void expect_refused(const GstVideoInfo &info, GstElement *device_of, uint64_t ha
   fail_unless_equals_uint64(value, 1);
   ef_slot_gate_unref(gate);
   gst_harness_teardown(h);
-  gst_object_unref(bus);
+  release_bus(bus);
   fail_unless_equals_int(counts.retains, 1);
   fail_unless_equals_int(counts.releases, 1);
 }
@@ -434,7 +434,7 @@ GST_START_TEST(test_not_an_image_refused) {
   std::string error = pop_error(bus);
   fail_unless(error.find("not a GstEfVkImageMemory") != std::string::npos, "%s", error.c_str());
   gst_harness_teardown(h);
-  gst_object_unref(bus);
+  release_bus(bus);
 }
 GST_END_TEST;
 
@@ -565,7 +565,7 @@ GST_START_TEST(test_bad_input_into_vulkan) {
   fail_unless(gst_buffer_get_ef_vk_image_meta(b) != nullptr);
   gst_buffer_unref(b);
   gst_harness_teardown(h);
-  gst_object_unref(bus);
+  release_bus(bus);
 }
 GST_END_TEST;
 
