@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu_box.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+
+#include <vector>
 #define EF_BOX_SSSE3 1
 #endif
 
@@ -295,6 +298,38 @@ void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, 
     }
 #endif
     uv32_c(in, src_stride, u, v, x, w);
+  }
+}
+
+}  // namespace ef::gst::cpu
+
+namespace ef::gst::cpu {
+
+void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
+                    int dst_stride, int dw, int dh) {
+  // One row of column sums per output row; kept per thread, so a steady
+  // stream allocates nothing after its first frame.
+  thread_local std::vector<uint32_t> columns;
+  columns.resize(size_t(sw));
+  for (int oy = 0; oy < dh; ++oy) {
+    const int y0 = int(int64_t(oy) * sh / dh);
+    const int y1 = std::max(y0 + 1, int(int64_t(oy + 1) * sh / dh));
+    std::fill(columns.begin(), columns.end(), 0u);
+    for (int y = y0; y < y1; ++y) {
+      const uint8_t *row = src + ptrdiff_t(y) * src_stride;
+      for (int x = 0; x < sw; ++x)
+        columns[size_t(x)] += row[x];
+    }
+    uint8_t *out = dst + ptrdiff_t(oy) * dst_stride;
+    for (int ox = 0; ox < dw; ++ox) {
+      const int x0 = int(int64_t(ox) * sw / dw);
+      const int x1 = std::max(x0 + 1, int(int64_t(ox + 1) * sw / dw));
+      uint64_t sum = 0;
+      for (int x = x0; x < x1; ++x)
+        sum += columns[size_t(x)];
+      const uint64_t area = uint64_t(x1 - x0) * uint64_t(y1 - y0);
+      out[ox] = uint8_t((sum + area / 2) / area);
+    }
   }
 }
 

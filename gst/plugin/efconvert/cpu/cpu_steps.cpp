@@ -143,15 +143,12 @@ bool Steps::exact(const Plane &in, int w, int h) const {
   return in.bpp == 1 || scales_exactly(in.bpp, in.width, in.height, w, h, filter_);
 }
 
-// libyuv's box sums a column of its box in 16 bits: more than 257 rows of
-// 255 overflow (1081 rows to 1 came out near black), and its widest boxes
-// drop columns. Beyond 256 to 1, its bilinear filter.
-libyuv::FilterMode Steps::plane_filter(const Plane &in, const Plane &out) const {
-  constexpr int kWidestBox = 256;
-  if (filter_ == libyuv::kFilterBox &&
-      (in.width > kWidestBox * out.width || in.height > kWidestBox * out.height))
-    return libyuv::kFilterBilinear;
-  return filter_;
+// Boxes beyond what libyuv's box keeps exact (kLibyuvBoxMaxArea) are
+// averaged by box_plane_area(): 320x240 to 2x2 came out 12% dark.
+bool Steps::large_box(const Plane &in, const Plane &out) const {
+  return filter_ == libyuv::kFilterBox && in.bpp == 1 &&
+         int64_t(in.width) * in.height >
+             int64_t(kLibyuvBoxMaxArea) * int64_t(out.width) * int64_t(out.height);
 }
 
 bool Steps::box3(const Plane &in, int w, int h) const {
@@ -238,9 +235,12 @@ void Steps::scale_plane(const Plane &in, const Plane &out) const {
     libyuv::CopyPlane(in.data, in.stride, out.data, out.stride, in.width, in.height);
   else if (in.bpp == 1 && box3(in, out.width, out.height))
     box3_plane(in.data, in.stride, out.data, out.stride, out.width, out.height);
+  else if (large_box(in, out))
+    box_plane_area(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
+                   out.height);
   else if (in.bpp == 1)
     libyuv::ScalePlane(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                       out.height, plane_filter(in, out));
+                       out.height, filter_);
   else
     libyuv::ARGBScale(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
                       out.height, filter_);

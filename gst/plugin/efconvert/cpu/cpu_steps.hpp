@@ -49,7 +49,7 @@ class Steps {
   Plane new_plane(int w, int h, int bpp);
   Image unpack(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
   bool exact(const Plane &in, int w, int h) const;
-  libyuv::FilterMode plane_filter(const Plane &in, const Plane &out) const;
+  bool large_box(const Plane &in, const Plane &out) const;
   // Whether `in` goes to w x h by the box of 3 (cpu_box.hpp).
   bool box3(const Plane &in, int w, int h) const;
   // Whether interleaved `in` goes to w x h by the box of 1.5.
