@@ -63,6 +63,13 @@ guint tap_count(unsigned variant, unsigned i) {
   return (variant >> (kTapsShift + 4 * i) & 15) + 1;
 }
 
+// A GLSL float literal, whatever the C locale's decimal point.
+std::string glsl_float(double v) {
+  char text[32];
+  g_ascii_formatd(text, sizeof text, "%.6f", v);
+  return text;
+}
+
 constexpr guint kMaxSourceTextures = 3;
 
 // Where one render writes: per output plane, a texture of width x height
@@ -251,9 +258,12 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   if (variant & kPlanes)
     d += "#define PLANES\n";
   static constexpr const char *kTaps[] = {"TAPS_X", "TAPS_Y", "CTAPS_X", "CTAPS_Y"};
-  if (variant >> kTapsShift)
+  if (variant >> kTapsShift) {
     for (unsigned i = 0; i < 4; ++i)
       d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
+    d += "#define RAMP " + glsl_float(gl::kLumaKernel.ramp) + "\n";
+    d += "#define CRAMP " + glsl_float(gl::kChromaKernel.ramp) + "\n";
+  }
   return d;
 }
 
@@ -399,8 +409,9 @@ std::array<guint, 4> GlConverterImpl::taps(const gl::Geometry &g) const {
   const double sy = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
   // The map may turn: output x runs along source y where it does.
   const bool turned = std::fabs(g.map_x[1]) > std::fabs(g.map_x[0]);
-  return {g.taps[0], g.taps[1], gl::taps_for(g.reduction[0] / (turned ? sy : sx)),
-          gl::taps_for(g.reduction[1] / (turned ? sx : sy))};
+  return {g.taps[0], g.taps[1],
+          gl::taps_for(g.reduction[0] / (turned ? sy : sx), gl::kChromaKernel),
+          gl::taps_for(g.reduction[1] / (turned ? sx : sy), gl::kChromaKernel)};
 }
 
 Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,

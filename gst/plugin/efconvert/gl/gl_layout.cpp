@@ -298,10 +298,11 @@ Geometry plan_geometry(const ConvertParams &params) {
   return g;
 }
 
-guint taps_for(double reduction) {
+guint taps_for(double reduction, const TapKernel &kernel) {
   if (reduction <= kTapsFrom)
     return 1;
-  return guint(std::clamp(std::ceil(2 * reduction / kTapSpacing), 1.0, double(kMaxTaps)));
+  const double width = 2 * kernel.reach() * reduction;
+  return guint(std::clamp(std::ceil(width / kTapSpacing), 1.0, double(kMaxTaps)));
 }
 
 std::array<float, 4> chroma_siting(const GstVideoInfo &in) {

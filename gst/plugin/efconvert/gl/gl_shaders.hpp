@@ -13,6 +13,8 @@
 //                  bytes goes to draw buffer p, the texture of plane p
 //   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
 //                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
+//   RAMP, CRAMP    the ramp of the downscale's trapezoid (gl_layout.hpp
+//                  TapKernel), of luma and of subsampled chroma
 #pragma once
 
 namespace ef::gst::gl {
@@ -186,13 +188,19 @@ vec4 fetch(vec2 centre) {
 #endif
 
 #if !defined(FILL) && defined(TAPS_X)
-// A strong reduction: a tent two output pixels wide (GstVideoConverter's
-// linear downscale) from TAPS_X x TAPS_Y bilinear samples, spaced evenly
-// over it in output pixels, so that the map turns and scales the footprint
-// with the content. Constant bounds: the loops unroll, the weights fold.
-// Tap i of n sits at output offset o (-1..1), weighted 1 - |o|.
+// A strong reduction: a trapezoid (gl_layout.hpp TapKernel) from TAPS_X x
+// TAPS_Y bilinear samples, spaced evenly over it in output pixels, so that
+// the map turns and scales the footprint with the content. Constant
+// bounds: the loops unroll, the weights fold.
+// Tap i of n sits at output offset reach * (-1..1).
 float tap_offset(int i, int n) {
   return (2.0 * float(i) + 1.0) / float(n) - 1.0;
+}
+
+// The trapezoid of ramp r at output offset x: flat to (1 - r) / 2, zero
+// from (1 + r) / 2.
+float trapezoid(float x, float r) {
+  return clamp(((1.0 + r) / 2.0 - abs(x)) / r, 0.0, 1.0);
 }
 
 // One sample at an output point: part 0 everything, or luma alone where
@@ -206,13 +214,14 @@ vec4 tap(vec2 centre, int part) {
 #endif
 }
 
-vec4 tent(vec2 centre, int nx, int ny, int part) {
+vec4 trapezoid_sum(vec2 centre, int nx, int ny, int part, float ramp) {
+  float reach = (1.0 + ramp) / 2.0;
   vec4 sum = vec4(0.0);
   float total = 0.0;
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
-      vec2 o = vec2(tap_offset(i, nx), tap_offset(j, ny));
-      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
+      vec2 o = reach * vec2(tap_offset(i, nx), tap_offset(j, ny));
+      float w = trapezoid(o.x, ramp) * trapezoid(o.y, ramp);
       sum += w * tap(centre + o, part);
       total += w;
     }
@@ -223,9 +232,10 @@ vec4 tent(vec2 centre, int nx, int ny, int part) {
 // CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
 vec4 filtered(vec2 centre) {
 #if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-  return vec4(tent(centre, TAPS_X, TAPS_Y, 0).x, tent(centre, CTAPS_X, CTAPS_Y, 1).yz, 1.0);
+  float y = trapezoid_sum(centre, TAPS_X, TAPS_Y, 0, RAMP).x;
+  return vec4(y, trapezoid_sum(centre, CTAPS_X, CTAPS_Y, 1, CRAMP).yz, 1.0);
 #else
-  return tent(centre, TAPS_X, TAPS_Y, 0);
+  return trapezoid_sum(centre, TAPS_X, TAPS_Y, 0, RAMP);
 #endif
 }
 #endif
