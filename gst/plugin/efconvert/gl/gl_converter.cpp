@@ -66,8 +66,23 @@ guint tap_count(unsigned variant, unsigned i) {
 // A GLSL float literal, whatever the C locale's decimal point.
 std::string glsl_float(double v) {
   char text[32];
-  g_ascii_formatd(text, sizeof text, "%.6f", v);
+  g_ascii_formatd(text, sizeof text, "%.9f", v);
   return text;
+}
+
+// NAME_O and NAME_W: the offsets and weights of `n` taps of `kernel`, as
+// GLSL arrays of kMaxTaps (the rest 0).
+std::string tap_arrays(const char *name, guint n, const gl::TapKernel &kernel) {
+  const std::vector<gl::Tap> taps = gl::tap_weights(n, kernel);
+  std::string offsets, weights;
+  for (guint i = 0; i < gl::kMaxTaps; ++i) {
+    const char *sep = i ? ", " : "";
+    offsets += sep + glsl_float(i < n ? taps[i].offset : 0.0);
+    weights += sep + glsl_float(i < n ? taps[i].weight : 0.0);
+  }
+  const std::string array = " float[" + std::to_string(gl::kMaxTaps) + "](";
+  return std::string("#define ") + name + "_O" + array + offsets + ")\n#define " + name + "_W" +
+         array + weights + ")\n";
 }
 
 constexpr guint kMaxSourceTextures = 3;
@@ -261,8 +276,8 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   if (variant >> kTapsShift) {
     for (unsigned i = 0; i < 4; ++i)
       d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
-    d += "#define RAMP " + glsl_float(gl::kLumaKernel.ramp) + "\n";
-    d += "#define CRAMP " + glsl_float(gl::kChromaKernel.ramp) + "\n";
+    for (unsigned i = 0; i < 4; ++i)
+      d += tap_arrays(kTaps[i], tap_count(variant, i), i < 2 ? gl::kLumaKernel : gl::kChromaKernel);
   }
   return d;
 }

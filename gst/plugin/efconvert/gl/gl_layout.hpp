@@ -149,6 +149,14 @@ inline constexpr TapKernel kLumaKernel{0.85}, kChromaKernel{0.2};
 // `kernel`.
 guint taps_for(double reduction, const TapKernel &kernel = kLumaKernel);
 
+// Where `n` taps of `kernel` sit along an axis (output pixels from the
+// pixel's centre) and their weights, which sum to 1: constants of the
+// shader, as llvmpipe does not fold the kernel's arithmetic.
+struct Tap {
+  double offset, weight;
+};
+std::vector<Tap> tap_weights(guint n, const TapKernel &kernel);
+
 Geometry plan_geometry(const ConvertParams &params);
 
 // Chroma sample spacing and siting for the shader: chroma coordinate =

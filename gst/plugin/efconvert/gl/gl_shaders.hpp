@@ -13,8 +13,8 @@
 //                  bytes goes to draw buffer p, the texture of plane p
 //   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
 //                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
-//   RAMP, CRAMP    the ramp of the downscale's trapezoid (gl_layout.hpp
-//                  TapKernel), of luma and of subsampled chroma
+//   TAPS_X_O, TAPS_X_W (and of the other three) the taps' offsets and
+//                  weights, float[8] (gl_layout.hpp tap_weights)
 #pragma once
 
 namespace ef::gst::gl {
@@ -190,19 +190,9 @@ vec4 fetch(vec2 centre) {
 #if !defined(FILL) && defined(TAPS_X)
 // A strong reduction: a trapezoid (gl_layout.hpp TapKernel) from TAPS_X x
 // TAPS_Y bilinear samples, spaced evenly over it in output pixels, so that
-// the map turns and scales the footprint with the content. Constant
-// bounds: the loops unroll, the weights fold.
-// Tap i of n sits at output offset reach * (-1..1).
-float tap_offset(int i, int n) {
-  return (2.0 * float(i) + 1.0) / float(n) - 1.0;
-}
-
-// The trapezoid of ramp r at output offset x: flat to (1 - r) / 2, zero
-// from (1 + r) / 2.
-float trapezoid(float x, float r) {
-  return clamp(((1.0 + r) / 2.0 - abs(x)) / r, 0.0, 1.0);
-}
-
+// the map turns and scales the footprint with the content; NAME_O and
+// NAME_W hold each axis's tap offsets and weights (kMaxTaps, the rest 0).
+// Constant bounds and arrays: the loops unroll, the weights fold.
 // One sample at an output point: part 0 everything, or luma alone where
 // chroma is subsampled; part 1 that chroma.
 vec4 tap(vec2 centre, int part) {
@@ -214,28 +204,24 @@ vec4 tap(vec2 centre, int part) {
 #endif
 }
 
-vec4 trapezoid_sum(vec2 centre, int nx, int ny, int part, float ramp) {
-  float reach = (1.0 + ramp) / 2.0;
+vec4 trapezoid_sum(vec2 centre, int nx, int ny, float ox[8], float wx[8], float oy[8], float wy[8],
+                   int part) {
   vec4 sum = vec4(0.0);
-  float total = 0.0;
   for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      vec2 o = reach * vec2(tap_offset(i, nx), tap_offset(j, ny));
-      float w = trapezoid(o.x, ramp) * trapezoid(o.y, ramp);
-      sum += w * tap(centre + o, part);
-      total += w;
-    }
-  return sum / total;
+    for (int i = 0; i < nx; ++i)
+      sum += wx[i] * wy[j] * tap(centre + vec2(ox[i], oy[j]), part);
+  return sum;
 }
 
 // Subsampled chroma spans fewer of its own samples under the footprint:
 // CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
 vec4 filtered(vec2 centre) {
 #if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-  float y = trapezoid_sum(centre, TAPS_X, TAPS_Y, 0, RAMP).x;
-  return vec4(y, trapezoid_sum(centre, CTAPS_X, CTAPS_Y, 1, CRAMP).yz, 1.0);
+  float y = trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0).x;
+  vec2 uv = trapezoid_sum(centre, CTAPS_X, CTAPS_Y, CTAPS_X_O, CTAPS_X_W, CTAPS_Y_O, CTAPS_Y_W, 1).yz;
+  return vec4(y, uv, 1.0);
 #else
-  return trapezoid_sum(centre, TAPS_X, TAPS_Y, 0, RAMP);
+  return trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0);
 #endif
 }
 #endif
