@@ -125,27 +125,62 @@ GstBuffer *run_chain(const std::string &chain, const Frame &in, const GstVideoIn
   return buf;
 }
 
-// PSNR over the R, G, B bytes of rows [y0, y1) of two packed RGB frames.
-double psnr(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, int y0, int y1) {
+// Calls f(pixel of a, pixel of b) for every pixel of rows [y0, y1) of two
+// packed RGB frames.
+template <typename F>
+void each_pixel(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, int y0, int y1, F f) {
   GstVideoFrame fa, fb;
   GstVideoInfo ia = info, ib = info;
   fail_unless(gst_video_frame_map(&fa, &ia, a, GST_MAP_READ));
   fail_unless(gst_video_frame_map(&fb, &ib, b, GST_MAP_READ));
-  double se = 0;
-  int64_t n = 0;
   for (int y = y0; y < y1; ++y) {
     const auto *ra = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fa, 0)) +
                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&fa, 0);
     const auto *rb = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&fb, 0)) +
                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&fb, 0);
-    for (int x = 0; x < 3 * GST_VIDEO_INFO_WIDTH(&info); ++x, ++n) {
-      const double d = double(ra[x]) - rb[x];
-      se += d * d;
-    }
+    for (int x = 0; x < GST_VIDEO_INFO_WIDTH(&info); ++x)
+      f(ra + 3 * x, rb + 3 * x);
   }
   gst_video_frame_unmap(&fa);
   gst_video_frame_unmap(&fb);
+}
+
+double db(double se, int64_t n) {
   return se == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 * double(n) / se);
+}
+
+// PSNR over the R, G, B bytes of rows [y0, y1) of two packed RGB frames.
+double psnr(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, int y0, int y1) {
+  double se = 0;
+  int64_t n = 0;
+  each_pixel(a, b, info, y0, y1, [&](const guint8 *pa, const guint8 *pb) {
+    for (int c = 0; c < 3; ++c, ++n) {
+      const double d = double(pa[c]) - pb[c];
+      se += d * d;
+    }
+  });
+  return db(se, n);
+}
+
+// The luma and chroma parts of that difference as PSNRs: which of them a
+// backend's filter misses.
+void yuv_psnr(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, int y0, int y1, double &luma,
+              double &chroma) {
+  double se[2] = {0, 0};
+  int64_t n = 0;
+  each_pixel(a, b, info, y0, y1, [&](const guint8 *pa, const guint8 *pb) {
+    double d[3];
+    for (int c = 0; c < 3; ++c)
+      d[c] = double(pa[c]) - pb[c];
+    const double dy = 0.299 * d[0] + 0.587 * d[1] + 0.114 * d[2];
+    const double du = -0.168736 * d[0] - 0.331264 * d[1] + 0.5 * d[2];
+    const double dv = 0.5 * d[0] - 0.418688 * d[1] - 0.081312 * d[2];
+    se[0] += dy * dy;
+    se[1] += (du * du + dv * dv) / 2;
+    ++n;
+  });
+  luma = db(se[0], n);
+  chroma = db(se[1], n);
 }
 
 struct Geometry {
@@ -197,7 +232,13 @@ void compare(bool gl) {
         GstBuffer *glb = run_chain("efconvert backend=gl", in, out);
         const double gl_db = psnr(glb, ref, out, g.y0, g.y1);
         const double between = psnr(glb, cpu, out, g.y0, g.y1);
-        std::printf(", gl %.1f dB, gl from cpu %.1f dB\n", gl_db, between);
+        double luma = 0, chroma = 0, cpu_luma = 0, cpu_chroma = 0;
+        yuv_psnr(glb, ref, out, g.y0, g.y1, luma, chroma);
+        yuv_psnr(glb, cpu, out, g.y0, g.y1, cpu_luma, cpu_chroma);
+        std::printf(
+            ", gl %.1f dB (Y %.1f, chroma %.1f), gl from cpu %.1f dB (Y %.1f, chroma %.1f)\n",
+            gl_db, luma, chroma, between, cpu_luma, cpu_chroma);
+        std::fflush(stdout);
         gst_buffer_unref(glb);
         fail_unless(gl_db >= g.min_psnr && between >= g.min_psnr,
                     "%s %s: gl %.1f dB from %s, %.1f dB from cpu", pattern, g.what, gl_db,

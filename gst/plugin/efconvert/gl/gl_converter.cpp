@@ -63,6 +63,28 @@ guint tap_count(unsigned variant, unsigned i) {
   return (variant >> (kTapsShift + 4 * i) & 15) + 1;
 }
 
+// A GLSL float literal, whatever the C locale's decimal point.
+std::string glsl_float(double v) {
+  char text[32];
+  g_ascii_formatd(text, sizeof text, "%.9f", v);
+  return text;
+}
+
+// NAME_O and NAME_W: the offsets and weights of `n` taps of `kernel`, as
+// GLSL arrays of kMaxTaps (the rest 0).
+std::string tap_arrays(const char *name, guint n, const gl::TapKernel &kernel) {
+  const std::vector<gl::Tap> taps = gl::tap_weights(n, kernel);
+  std::string offsets, weights;
+  for (guint i = 0; i < gl::kMaxTaps; ++i) {
+    const char *sep = i ? ", " : "";
+    offsets += sep + glsl_float(i < n ? taps[i].offset : 0.0);
+    weights += sep + glsl_float(i < n ? taps[i].weight : 0.0);
+  }
+  const std::string array = " float[" + std::to_string(gl::kMaxTaps) + "](";
+  return std::string("#define ") + name + "_O" + array + offsets + ")\n#define " + name + "_W" +
+         array + weights + ")\n";
+}
+
 constexpr guint kMaxSourceTextures = 3;
 
 // Where one render writes: per output plane, a texture of width x height
@@ -251,9 +273,12 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   if (variant & kPlanes)
     d += "#define PLANES\n";
   static constexpr const char *kTaps[] = {"TAPS_X", "TAPS_Y", "CTAPS_X", "CTAPS_Y"};
-  if (variant >> kTapsShift)
+  if (variant >> kTapsShift) {
     for (unsigned i = 0; i < 4; ++i)
       d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
+    for (unsigned i = 0; i < 4; ++i)
+      d += tap_arrays(kTaps[i], tap_count(variant, i), i < 2 ? gl::kLumaKernel : gl::kChromaKernel);
+  }
   return d;
 }
 
@@ -399,8 +424,9 @@ std::array<guint, 4> GlConverterImpl::taps(const gl::Geometry &g) const {
   const double sy = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
   // The map may turn: output x runs along source y where it does.
   const bool turned = std::fabs(g.map_x[1]) > std::fabs(g.map_x[0]);
-  return {g.taps[0], g.taps[1], gl::taps_for(g.reduction[0] / (turned ? sy : sx)),
-          gl::taps_for(g.reduction[1] / (turned ? sx : sy))};
+  return {g.taps[0], g.taps[1],
+          gl::taps_for(g.reduction[0] / (turned ? sy : sx), gl::kChromaKernel),
+          gl::taps_for(g.reduction[1] / (turned ? sx : sy), gl::kChromaKernel)};
 }
 
 Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,

@@ -298,10 +298,26 @@ Geometry plan_geometry(const ConvertParams &params) {
   return g;
 }
 
-guint taps_for(double reduction) {
+guint taps_for(double reduction, const TapKernel &kernel) {
   if (reduction <= kTapsFrom)
     return 1;
-  return guint(std::clamp(std::ceil(2 * reduction / kTapSpacing), 1.0, double(kMaxTaps)));
+  const double width = 2 * kernel.reach() * reduction;
+  return guint(std::clamp(std::ceil(width / kTapSpacing), 1.0, double(kMaxTaps)));
+}
+
+std::vector<Tap> tap_weights(guint n, const TapKernel &kernel) {
+  std::vector<Tap> taps;
+  double total = 0;
+  for (guint i = 0; i < n; ++i) {
+    // Spaced evenly over the kernel's width, the outermost half a spacing in.
+    const double offset = kernel.reach() * ((2.0 * i + 1.0) / n - 1.0);
+    const double flat = (kernel.reach() - std::fabs(offset)) / kernel.ramp;
+    taps.push_back({offset, std::clamp(flat, 0.0, 1.0)});
+    total += taps.back().weight;
+  }
+  for (Tap &t : taps)
+    t.weight /= total;
+  return taps;
 }
 
 std::array<float, 4> chroma_siting(const GstVideoInfo &in) {

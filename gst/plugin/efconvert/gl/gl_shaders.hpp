@@ -13,6 +13,8 @@
 //                  bytes goes to draw buffer p, the texture of plane p
 //   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
 //                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
+//   TAPS_X_O, TAPS_X_W (and of the other three) the taps' offsets and
+//                  weights, float[8] (gl_layout.hpp tap_weights)
 #pragma once
 
 namespace ef::gst::gl {
@@ -186,15 +188,11 @@ vec4 fetch(vec2 centre) {
 #endif
 
 #if !defined(FILL) && defined(TAPS_X)
-// A strong reduction: a tent two output pixels wide (GstVideoConverter's
-// linear downscale) from TAPS_X x TAPS_Y bilinear samples, spaced evenly
-// over it in output pixels, so that the map turns and scales the footprint
-// with the content. Constant bounds: the loops unroll, the weights fold.
-// Tap i of n sits at output offset o (-1..1), weighted 1 - |o|.
-float tap_offset(int i, int n) {
-  return (2.0 * float(i) + 1.0) / float(n) - 1.0;
-}
-
+// A strong reduction: a trapezoid (gl_layout.hpp TapKernel) from TAPS_X x
+// TAPS_Y bilinear samples, spaced evenly over it in output pixels, so that
+// the map turns and scales the footprint with the content; NAME_O and
+// NAME_W hold each axis's tap offsets and weights (kMaxTaps, the rest 0).
+// Constant bounds and arrays: the loops unroll, the weights fold.
 // One sample at an output point: part 0 everything, or luma alone where
 // chroma is subsampled; part 1 that chroma.
 vec4 tap(vec2 centre, int part) {
@@ -206,26 +204,24 @@ vec4 tap(vec2 centre, int part) {
 #endif
 }
 
-vec4 tent(vec2 centre, int nx, int ny, int part) {
+vec4 trapezoid_sum(vec2 centre, int nx, int ny, float ox[8], float wx[8], float oy[8], float wy[8],
+                   int part) {
   vec4 sum = vec4(0.0);
-  float total = 0.0;
   for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i) {
-      vec2 o = vec2(tap_offset(i, nx), tap_offset(j, ny));
-      float w = (1.0 - abs(o.x)) * (1.0 - abs(o.y));
-      sum += w * tap(centre + o, part);
-      total += w;
-    }
-  return sum / total;
+    for (int i = 0; i < nx; ++i)
+      sum += wx[i] * wy[j] * tap(centre + vec2(ox[i], oy[j]), part);
+  return sum;
 }
 
 // Subsampled chroma spans fewer of its own samples under the footprint:
 // CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
 vec4 filtered(vec2 centre) {
 #if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-  return vec4(tent(centre, TAPS_X, TAPS_Y, 0).x, tent(centre, CTAPS_X, CTAPS_Y, 1).yz, 1.0);
+  float y = trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0).x;
+  vec2 uv = trapezoid_sum(centre, CTAPS_X, CTAPS_Y, CTAPS_X_O, CTAPS_X_W, CTAPS_Y_O, CTAPS_Y_W, 1).yz;
+  return vec4(y, uv, 1.0);
 #else
-  return tent(centre, TAPS_X, TAPS_Y, 0);
+  return trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0);
 #endif
 }
 #endif
