@@ -163,6 +163,17 @@ GstCaps *caps_for(const GstVideoInfo &info, const char *feature) {
   return caps;
 }
 
+bool video_info_of(GstCaps *caps, GstVideoInfo *info) {
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (gst_video_is_dma_drm_caps(caps)) {
+    GstVideoInfoDmaDrm drm;
+    return gst_video_info_dma_drm_from_caps(&drm, caps) &&
+           gst_video_info_dma_drm_to_video_info(&drm, info);
+  }
+#endif
+  return gst_video_info_from_caps(info, caps);
+}
+
 static GstGLContext *make_context(GstGLDisplay **display, std::string &why) {
   *display = gst_gl_display_new();
   GstGLContext *context = gst_gl_context_new(*display);

@@ -45,6 +45,10 @@ GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
 // Caps of `info` in system memory (features == nullptr) or with a feature;
 // memory:DMABuf caps in the DMA_DRM form on GStreamer 1.24 and later.
 GstCaps *caps_for(const GstVideoInfo &info, const char *feature = nullptr);
+// The video info of `caps` in either form: DMA_DRM caps (1.24 and later)
+// describe their layout by drm-format, which gst_video_info_from_caps()
+// reads as the opaque format DMA_DRM.
+bool video_info_of(GstCaps *caps, GstVideoInfo *info);
 
 // Whether a GstGLContext can be made here, and whether it imports dma-bufs;
 // `why` says what is missing.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "harness.hpp"
 
+#include "frames.hpp"
+
 #include <gst/check/gstcheck.h>
 
 namespace ef::test {
@@ -65,7 +67,7 @@ GstPadProbeReturn answer_allocation(GstPad *, GstPadProbeInfo *info, gpointer da
   GstCaps *caps;
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo vinfo;
-  gst_video_info_from_caps(&vinfo, caps);
+  video_info_of(caps, &vinfo);
   GstBufferPool *pool = gst_video_buffer_pool_new();
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, guint(vinfo.size), offer->buffers,

@@ -3,6 +3,8 @@
 
 #include <gst/ef/gstef.h>
 
+#include "frames.hpp"
+
 #include <cmath>
 
 namespace ef::stress {
@@ -58,7 +60,7 @@ std::string check_output(const Chain &chain, GstSample *sample, GstBuffer *input
     gst_ef_vk_image_meta_release(meta);
   }
   GstVideoInfo out_info;
-  if (!gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample)))
+  if (!ef::test::video_info_of(gst_sample_get_caps(sample), &out_info))
     return "the output caps are no video caps";
   GstBuffer *want = chain.exact ? gst_buffer_ref(input) : reference(input, chain.in, out_info);
   const double db = psnr(out, out_info, want, chain.exact ? chain.in : out_info);

@@ -39,7 +39,7 @@ struct Size {
 
 GstVideoInfo out_info_of(GstSample *sample) {
   GstVideoInfo info;
-  if (!gst_video_info_from_caps(&info, gst_sample_get_caps(sample)))
+  if (!ef::test::video_info_of(gst_sample_get_caps(sample), &info))
     fail_case("the output caps are no video caps");
   return info;
 }
