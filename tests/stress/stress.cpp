@@ -165,6 +165,24 @@ double rss_kib() {
   return double(resident) * double(sysconf(_SC_PAGESIZE)) / 1024.0;
 }
 
+double buffer_mappings_kib() {
+  FILE *f = std::fopen("/proc/self/maps", "r");
+  if (!f)
+    return -1;
+  double kib = 0;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long start = 0, end = 0;
+    char path[4096] = "";
+    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095[^\n]", &start, &end, path) < 2)
+      continue;
+    if (std::strncmp(path, "/memfd:", 7) == 0 || std::strstr(path, "dmabuf"))
+      kib += double(end - start) / 1024.0;
+  }
+  std::fclose(f);
+  return kib;
+}
+
 double heap_in_use_kib() {
   const struct mallinfo2 info = mallinfo2();
   return double(info.uordblks + info.hblkhd) / 1024.0;

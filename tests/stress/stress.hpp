@@ -30,6 +30,9 @@ int run(int argc, char **argv, const char *suite,
 // Open file descriptors of this process and its resident set in KiB.
 double open_fds();
 double rss_kib();
+// The address space of this process's memfd and dma-buf mappings in KiB:
+// what a frame mapped and never unmapped grows, whether touched or not.
+double buffer_mappings_kib();
 // Bytes the program holds from malloc (every arena, mmapped chunks too), in
 // KiB: unlike RSS, free memory the allocator keeps for re-use does not count.
 double heap_in_use_kib();
