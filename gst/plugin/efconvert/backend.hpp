@@ -23,6 +23,8 @@ namespace ef::gst {
 struct BackendStats {
   uint64_t src_hits = 0, src_misses = 0, dst_hits = 0, dst_misses = 0;
   uint64_t uploads = 0, readbacks = 0, declines = 0, refusals = 0;
+  uint64_t bytes_read = 0;                   // read back from the GPU into plain memory
+  uint64_t gpu_time_ns = 0, gpu_frames = 0;  // GPU time of the frames timed, and how many
 };
 
 class ConvertBackend {
@@ -33,6 +35,20 @@ class ConvertBackend {
   virtual Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                                const ConvertParams &params) = 0;
   virtual BackendStats stats() const { return {}; }
+
+  // Pipelined read-back. convert() may return with the bytes of `out` still
+  // on their way from the GPU; in_flight() counts such outputs, and
+  // complete_oldest() waits for the oldest one, writes its bytes into the
+  // buffer convert() was given and returns that buffer (the caller holds
+  // it: it must stay alive and unmapped while in flight). drop_in_flight()
+  // forgets them all (a flush). Backends that finish every frame inside
+  // convert() keep these defaults.
+  virtual size_t in_flight() const { return 0; }
+  virtual Result<GstBuffer *> complete_oldest() { return Error{EINVAL, "no frame in flight"}; }
+  virtual void drop_in_flight() {}
+  // Brings the statistics up to date with GPU work already submitted
+  // (timer queries whose results arrive frames later).
+  virtual void sync_stats() {}
 };
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,

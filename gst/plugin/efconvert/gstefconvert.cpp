@@ -8,6 +8,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,9 @@ enum Counter : guint {
   kDeclines,
   kRefusals,
   kDropped,
+  kBytesRead,
+  kGpuTimeNs,
+  kGpuFrames,
   kCounterCount,
 };
 
@@ -92,6 +96,11 @@ constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
     {"declines", "Frames not imported (system memory, refused or failed import)"},
     {"refusals", "Cache lookups refused because an identity no longer matched"},
     {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
+    {"bytes-read", "Bytes read back from the GPU into plain system memory"},
+    {"gpu-time-ns",
+     "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
+     "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
+    {"gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
 }};
 
 constexpr guint PROP_BACKEND = 1;
@@ -108,6 +117,8 @@ constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
+constexpr guint PROP_READBACK_DEPTH = PROP_MAX_ERRORS + 1;
+constexpr guint kMaxReadbackDepth = 4;
 
 // Settings: written by the application thread, read by the streaming thread.
 struct Settings {
@@ -119,6 +130,13 @@ struct Settings {
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   GstVideoOrientationMethod tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   guint cache_capacity = default_cache_capacity();
+  guint readback_depth = 0;  // frames read back while later ones render
+};
+
+// An output pushed later: behind a read-back in flight, or behind one that is.
+struct Held {
+  GstBuffer *buffer;
+  bool in_flight;  // its bytes are still on their way from the GPU
 };
 
 struct ConvertState {
@@ -134,6 +152,8 @@ struct ConvertState {
 #endif
   FrameErrors errors;
   std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  std::deque<Held> held;        // streaming thread; oldest first
+  bool last_in_flight = false;  // the frame transform() just converted
 };
 
 }  // namespace
@@ -202,6 +222,9 @@ BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.readbacks += b.readbacks;
   a.declines += b.declines;
   a.refusals += b.refusals;
+  a.bytes_read += b.bytes_read;
+  a.gpu_time_ns += b.gpu_time_ns;
+  a.gpu_frames += b.gpu_frames;
   return a;
 }
 
@@ -221,7 +244,15 @@ std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
   v[kDeclines] = b.declines;
   v[kRefusals] = b.refusals;
   v[kDropped] = s.errors.dropped();
+  v[kBytesRead] = b.bytes_read;
+  v[kGpuTimeNs] = b.gpu_time_ns;
+  v[kGpuFrames] = b.gpu_frames;
   return v;
+}
+
+guint readback_depth(ConvertState &s) {
+  std::lock_guard lock(s.lock);
+  return s.settings.readback_depth;
 }
 
 // Replaces the backend, keeping what the old one counted.
@@ -507,6 +538,12 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   const bool offered = gst_query_get_n_allocation_pools(query) > 0;
   if (offered)
     gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  // Outputs held behind read-backs in flight are buffers downstream's
+  // count does not know of.
+  const guint depth = readback_depth(state_of(trans));
+  min += depth;
+  if (max != 0)
+    max += depth;
   const bool own = pool == nullptr;
   if (own)
     pool = gst_video_buffer_pool_new();
@@ -584,7 +621,10 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
                         "Invalid crop: " + params.error().message);
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
-  if (auto done = s.backend->convert(in, *layout, out, *params); !done)
+  const size_t flying = s.backend->in_flight();
+  auto done = s.backend->convert(in, *layout, out, *params);
+  s.last_in_flight = s.backend->in_flight() > flying;
+  if (!done)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                         "Conversion failed: " + done.error().message,
                         std::string("backend ") + s.backend->name());
@@ -599,6 +639,76 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   return GST_FLOW_OK;
 }
 
+// The oldest held output, its read-back completed where it was in flight.
+GstFlowReturn release_oldest(GstEfConvert *self, GstBuffer **out) {
+  ConvertState &s = state_of(self);
+  const Held held = s.held.front();
+  s.held.pop_front();
+  if (held.in_flight) {
+    auto done = s.backend->complete_oldest();
+    if (!done || *done != held.buffer) {
+      gst_buffer_unref(held.buffer);
+      return refuse_frame(
+          GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "Read-back failed: " + (done ? std::string("frames out of order") : done.error().message),
+          std::string("backend ") + s.backend->name());
+    }
+  }
+  *out = held.buffer;
+  return GST_FLOW_OK;
+}
+
+// Pipelined read-back (readback-depth N > 0): an output whose bytes are on
+// their way from the GPU is held, and pushed once N later frames have been
+// rendered, so the streaming thread renders frame k + N while the GPU still
+// reads frame k back. Outputs after a held one are held too: order is kept.
+GstFlowReturn gst_ef_convert_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  s.last_in_flight = false;
+  const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(parent_class)->generate_output(trans, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (*outbuf && (s.last_in_flight || !s.held.empty())) {
+    s.held.push_back({*outbuf, s.last_in_flight});
+    *outbuf = nullptr;
+  }
+  // The base class asks again while we return buffers: every output beyond
+  // the depth goes now (the depth may just have been lowered).
+  if (s.held.size() > readback_depth(s))
+    return release_oldest(self, outbuf);
+  return GST_FLOW_OK;
+}
+
+// A flush or a stop: outputs in flight are forgotten, never pushed.
+void drop_held(ConvertState &s) {
+  if (s.held.empty())
+    return;
+  if (s.backend)
+    s.backend->drop_in_flight();
+  for (const Held &held : s.held)
+    gst_buffer_unref(held.buffer);
+  GST_DEBUG("dropped %zu held outputs", s.held.size());
+  s.held.clear();
+}
+
+// Every held output, read back and pushed: before EOS, caps, a segment or
+// any other serialized event, which must not overtake them. Once a push
+// fails (flushing, not linked) the rest are dropped.
+void drain_held(GstEfConvert *self) {
+  ConvertState &s = state_of(self);
+  while (!s.held.empty()) {
+    GstBuffer *out = nullptr;
+    if (release_oldest(self, &out) != GST_FLOW_OK)
+      continue;
+    const GstFlowReturn pushed = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
+    if (pushed != GST_FLOW_OK) {
+      GST_DEBUG_OBJECT(self, "drain: push returned %s", gst_flow_get_name(pushed));
+      drop_held(s);
+    }
+  }
+}
+
 // Metas describing the input's geometry or bytes do not describe the output.
 gboolean gst_ef_convert_transform_meta(GstBaseTransform *, GstBuffer *, GstMeta *meta,
                                        GstBuffer *) {
@@ -609,7 +719,13 @@ gboolean gst_ef_convert_transform_meta(GstBaseTransform *, GstBuffer *, GstMeta 
 
 gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   ConvertState &s = state_of(trans);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
+    drop_held(s);
+  else if (guint(GST_EVENT_TYPE(event)) & guint(GST_EVENT_TYPE_SERIALIZED))
+    drain_held(GST_EF_CONVERT(trans));
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
+    if (s.backend)
+      s.backend->sync_stats();
     auto values = snapshot(s);
     post_stats_message(GST_ELEMENT(trans), "efconvert-stats", kCounters, values);
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
@@ -625,6 +741,7 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 }
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
+  drop_held(state_of(trans));
   replace_backend(state_of(trans), nullptr);
   state_of(trans).errors.reset();
   return TRUE;
@@ -638,12 +755,43 @@ void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
 
 #endif
 
+// Upstream's latency plus, with a pipelined read-back, the frames an output
+// may be held: readback-depth frame durations. Unknown without a frame rate
+// (nothing added, logged); a GL-memory output is never read back.
+gboolean answer_latency(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+  if (!GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query))
+    return FALSE;
+  ConvertState &s = state_of(trans);
+  const guint depth = readback_depth(s);
+  GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans));
+  const bool gl_out = caps && is_gl_caps(caps);
+  if (caps)
+    gst_caps_unref(caps);
+  if (depth == 0 || gl_out)
+    return TRUE;
+  const gint fps_n = GST_VIDEO_INFO_FPS_N(&s.in_info), fps_d = GST_VIDEO_INFO_FPS_D(&s.in_info);
+  if (fps_n <= 0 || fps_d <= 0) {
+    GST_INFO_OBJECT(trans, "readback-depth %u: latency unknown without a frame rate", depth);
+    return TRUE;
+  }
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(query, &live, &min, &max);
+  const GstClockTime held = gst_util_uint64_scale_int(GST_SECOND * depth, fps_d, fps_n);
+  gst_query_set_latency(query, live, min + held, GST_CLOCK_TIME_IS_VALID(max) ? max + held : max);
+  GST_DEBUG_OBJECT(trans, "latency + %" GST_TIME_FORMAT " for %u frames held", GST_TIME_ARGS(held),
+                   depth);
+  return TRUE;
+}
+
 gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
 #ifdef EF_HAVE_GSTGL
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
     return TRUE;
 #endif
+  if (GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
+    return answer_latency(trans, direction, query);
   return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
                              drm_in());
 }
@@ -707,6 +855,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
         break;
+      case PROP_READBACK_DEPTH:
+        st.readback_depth = g_value_get_uint(value);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -757,6 +908,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_CACHE_CAPACITY:
       g_value_set_uint(value, st.cache_capacity);
+      break;
+    case PROP_READBACK_DEPTH:
+      g_value_set_uint(value, st.readback_depth);
       break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
@@ -851,6 +1005,16 @@ void install_properties(GObjectClass *object_class) {
                           "All counters in one structure (also posted as an element message "
                           "named efconvert-stats on EOS)");
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
+  g_object_class_install_property(
+      object_class, PROP_READBACK_DEPTH,
+      g_param_spec_uint(
+          "readback-depth", "Read-back depth",
+          "Frames the GL backend reads back from the GPU while it renders later ones, for "
+          "plain-memory outputs it cannot render in place: 0 waits for each frame's read-back "
+          "in its own chain; N holds an output until N more frames were rendered (or a "
+          "serialized event, EOS included, drains them), adding N frame durations of latency "
+          "(reported in the LATENCY query) so the streaming thread never waits for the GPU",
+          0, kMaxReadbackDepth, 0, rw_flags()));
 }
 
 }  // namespace
@@ -880,6 +1044,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->propose_allocation = gst_ef_convert_propose_allocation;
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;
   trans_class->transform = gst_ef_convert_transform;
+  trans_class->generate_output = gst_ef_convert_generate_output;
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
   trans_class->stop = gst_ef_convert_stop;

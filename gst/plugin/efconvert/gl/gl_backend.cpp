@@ -3,13 +3,15 @@
 // identity, or the input's own GL memory, or uploaded), one shader pass, and
 // the destination as a render target (an fd-backed output imported by
 // identity, so the pass writes straight into its memory; plain memory is
-// rendered into a scratch texture and read back).
+// rendered into a scratch texture and read back, pipelined: see
+// gl_readback.hpp).
 #include <gst/allocators/allocators.h>
 #include <gst/gl/gstglfuncs.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +24,9 @@
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
+#include "gl_gpu_timer.hpp"
 #include "gl_layout.hpp"
+#include "gl_readback.hpp"
 #include "gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -155,6 +159,16 @@ class GlBackend : public ConvertBackend {
         dst_cache_(cache_capacity) {}
 
   ~GlBackend() override {
+    drop_in_flight();
+    // The read-back ring and the timer own GL objects.
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer c) {
+          auto *self = static_cast<GlBackend *>(c);
+          self->readback_.reset();
+          self->timer_.reset();
+        },
+        this);
     src_cache_.clear();
     dst_cache_.clear();
     uploader_.reset();
@@ -184,7 +198,72 @@ class GlBackend : public ConvertBackend {
     s.uploads = uploads_.load();
     s.readbacks = readbacks_.load();
     s.declines = declines_.load();
+    s.bytes_read = bytes_read_.load();
+    if (const GpuTimer *timer = timer_.get()) {
+      s.gpu_time_ns = timer->total_ns();
+      s.gpu_frames = timer->timed();
+    }
     return s;
+  }
+
+  size_t in_flight() const override { return flight_.size(); }
+
+  Result<GstBuffer *> complete_oldest() override {
+    if (flight_.empty())
+      return Error{EINVAL, "no frame in flight"};
+    GstBuffer *out = flight_.front();
+    flight_.pop_front();
+    GstMapInfo map;
+    if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
+      struct Drop {
+        ReadbackRing *ring;
+      } drop{readback_.get()};
+      gst_gl_context_thread_add(
+          context_,
+          [](GstGLContext *, gpointer d) {
+            (void)static_cast<Drop *>(d)->ring->finish_oldest(nullptr, 0);
+          },
+          &drop);
+      return Error{EIO, "cannot map the output buffer"};
+    }
+    struct Finish {
+      ReadbackRing *ring;
+      GstMapInfo *map;
+      Result<void> result;
+    } job{readback_.get(), &map, {}};
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer d) {
+          auto *j = static_cast<Finish *>(d);
+          j->result = j->ring->finish_oldest(j->map->data, j->map->size);
+        },
+        &job);
+    const gsize size = map.size;
+    gst_buffer_unmap(out, &map);
+    if (!job.result)
+      return job.result.error();
+    readbacks_++;
+    bytes_read_ += size;
+    return out;
+  }
+
+  void drop_in_flight() override {
+    if (flight_.empty())
+      return;
+    flight_.clear();
+    gst_gl_context_thread_add(
+        context_, [](GstGLContext *, gpointer r) { static_cast<ReadbackRing *>(r)->drop(); },
+        readback_.get());
+  }
+
+  void sync_stats() override {
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer t) {
+          if (auto *timer = static_cast<GpuTimer *>(t))
+            timer->collect(true);
+        },
+        timer_.get());
   }
 
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
@@ -334,55 +413,62 @@ class GlBackend : public ConvertBackend {
     const SourceTextures *src;
     const ByteTarget *target;
     const ConvertParams *params;
-    guint8 *read_into;  // non-null: glReadPixels the result here
+    size_t read_bytes;  // non-zero: read the result back (pipelined), this many bytes
     Result<void> result;
   };
 
+  // The timer's brackets hold the pass (and the read-back's copy into its
+  // pack buffer) alone: GPU time, no CPU time between the commands.
+  GpuTimer &timer(GstGLContext *ctx) {
+    if (!timer_)
+      timer_ = std::make_unique<GpuTimer>(ctx);
+    return *timer_;
+  }
+
   static void render_on_gl_thread(GstGLContext *ctx, gpointer data) {
     auto *job = static_cast<RenderJob *>(data);
-    const GstGLFuncs *gl = ctx->gl_vtable;
+    GlBackend *self = job->self;
     const ByteTarget &target = *job->target;
-    job->result = job->self->converter_->render_bytes(job->src->ids, target, *job->params);
-    if (!job->result)
-      return;
-    if (job->read_into) {
-      GLuint fbo = 0;
-      gl->GenFramebuffers(1, &fbo);
-      gl->BindFramebuffer(GL_FRAMEBUFFER, fbo);
-      gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.texture,
-                               0);
-      gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
-      gl->ReadPixels(0, 0, GLsizei(target.width()), GLsizei(target.rows), target.gl_format(),
-                     GL_UNSIGNED_BYTE, job->read_into);
-      gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
-      gl->DeleteFramebuffers(1, &fbo);
-    } else {
+    GpuTimer &timer = self->timer(ctx);
+    timer.begin();
+    job->result = self->converter_->render_bytes(job->src->ids, target, *job->params);
+    if (job->result && job->read_bytes) {
+      if (!self->readback_)
+        self->readback_ = std::make_unique<ReadbackRing>(ctx);
+      job->result = self->readback_->start(target.texture, target.width(), target.rows,
+                                           target.gl_format(), job->read_bytes);
+    }
+    timer.end();
+    timer.collect(false);
+    if (job->result && !job->read_bytes) {
       // The output goes downstream, maybe to the CPU, as soon as we return.
-      gl->Finish();
+      ctx->gl_vtable->Finish();
     }
   }
 
   Result<void> render_into(const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
-    RenderJob job{this, &src, &target, &params, nullptr, {}};
+    RenderJob job{this, &src, &target, &params, 0, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     return job.result;
   }
 
+  // Rendered apart, then read back without waiting: `out` stays in flight
+  // until complete_oldest() copies its bytes in.
   Result<void> render_and_read_back(const SourceTextures &src, GstBuffer *out,
                                     const ByteTarget &target, const ConvertParams &params) {
     declines_++;
     if (!ensure_scratch(target))
       return Error{EIO, "cannot make the scratch render target"};
-    GstMapInfo map;
-    if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
-      return Error{EIO, "cannot map the output buffer"};
+    const size_t bytes = size_t(target.stride) * target.rows;
+    if (gst_buffer_get_size(out) < bytes)
+      return Error{EINVAL, "the output buffer is smaller than its rows"};
     ByteTarget scratch = target;
     scratch.texture = scratch_;
-    RenderJob job{this, &src, &scratch, &params, map.data, {}};
+    RenderJob job{this, &src, &scratch, &params, bytes, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
-    gst_buffer_unmap(out, &map);
-    readbacks_++;
+    if (job.result)
+      flight_.push_back(out);
     return job.result;
   }
 
@@ -403,9 +489,13 @@ class GlBackend : public ConvertBackend {
     } job{this, &src, *reinterpret_cast<guint *>(map.data), &params, {}};
     gst_gl_context_thread_add(
         context_,
-        [](GstGLContext *, gpointer data) {
+        [](GstGLContext *ctx, gpointer data) {
           auto *j = static_cast<Job *>(data);
+          GpuTimer &timer = j->self->timer(ctx);
+          timer.begin();
           j->result = j->self->converter_->render_pixels(j->src->ids, j->texture, *j->params);
+          timer.end();
+          timer.collect(false);
         },
         &job);
     gst_memory_unmap(mem, &map);
@@ -454,7 +544,11 @@ class GlBackend : public ConvertBackend {
   ImportCache<PlaneImports> dst_cache_;
   std::unique_ptr<TextureUploader> uploader_;
   guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
-  std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0};
+  // Made and used on the GL thread; the timer's totals are read from any.
+  std::unique_ptr<ReadbackRing> readback_;
+  std::unique_ptr<GpuTimer> timer_;
+  std::deque<GstBuffer *> flight_;  // outputs in flight, oldest first (streaming thread)
+  std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
   bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
   bool misfit_logged_ = false;                            // streaming thread
 };

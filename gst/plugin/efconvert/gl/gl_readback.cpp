@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gl_readback.hpp"
+
+#include <gst/gl/gstglfuncs.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace ef::gst {
+
+namespace {
+
+// A frame that the GPU has not finished after this long is a hung GPU: the
+// element says so instead of waiting for ever.
+constexpr GLuint64 kWaitNs = 5'000'000'000;
+
+}  // namespace
+
+ReadbackRing::~ReadbackRing() {
+  drop();
+  const GstGLFuncs *gl = context_->gl_vtable;
+  for (Pack &pack : free_)
+    gl->DeleteBuffers(1, &pack.buffer);
+  if (fbo_)
+    gl->DeleteFramebuffers(1, &fbo_);
+}
+
+ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  Pack pack;
+  if (!free_.empty()) {
+    pack = free_.back();
+    free_.pop_back();
+  } else {
+    gl->GenBuffers(1, &pack.buffer);
+  }
+  if (pack.size != bytes) {
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+    gl->BufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    pack.size = bytes;
+  }
+  return pack;
+}
+
+Result<void> ReadbackRing::start(unsigned texture, unsigned width, unsigned rows, unsigned format,
+                                 size_t bytes) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  if (!gl->FenceSync || !gl->MapBufferRange)
+    return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
+  if (!fbo_)
+    gl->GenFramebuffers(1, &fbo_);
+  Pack pack = take_pack(bytes);
+  GLint framebuffer = 0;
+  gl->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
+  gl->BindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+  gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
+  gl->ReadPixels(0, 0, GLsizei(width), GLsizei(rows), format, GL_UNSIGNED_BYTE, nullptr);
+  gl->PixelStorei(GL_PACK_ALIGNMENT, 4);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  // Not left attached: the texture may be deleted by its owner.
+  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+  gl->BindFramebuffer(GL_FRAMEBUFFER, GLuint(framebuffer));
+  GLsync fence = gl->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  // Submitted now, so the GPU works on it while the CPU does the rest.
+  gl->Flush();
+  if (!fence) {
+    free_.push_back(pack);
+    return Error{EIO, "glFenceSync failed"};
+  }
+  flight_.push_back({pack, fence, bytes});
+  return {};
+}
+
+Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
+  if (flight_.empty())
+    return Error{EINVAL, "no read-back in flight"};
+  const GstGLFuncs *gl = context_->gl_vtable;
+  InFlight frame = flight_.front();
+  flight_.pop_front();
+  const GLenum waited =
+      gl->ClientWaitSync(GLsync(frame.fence), GL_SYNC_FLUSH_COMMANDS_BIT, kWaitNs);
+  gl->DeleteSync(GLsync(frame.fence));
+  Result<void> result;
+  if (waited == GL_TIMEOUT_EXPIRED || waited == GL_WAIT_FAILED) {
+    result = Error{EIO, waited == GL_TIMEOUT_EXPIRED
+                            ? "the GPU did not finish a frame's read-back within 5 s"
+                            : "glClientWaitSync failed"};
+  } else if (size < frame.bytes) {
+    result = Error{EINVAL, "output of " + std::to_string(size) + " bytes, read-back of " +
+                               std::to_string(frame.bytes)};
+  } else {
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
+    const void *bytes =
+        gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
+    if (bytes) {
+      std::memcpy(dst, bytes, frame.bytes);
+      gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    } else {
+      result = Error{EIO, "cannot map the read-back buffer"};
+    }
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
+  free_.push_back(frame.pack);
+  return result;
+}
+
+void ReadbackRing::drop() {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  for (InFlight &frame : flight_) {
+    gl->DeleteSync(GLsync(frame.fence));
+    free_.push_back(frame.pack);
+  }
+  flight_.clear();
+}
+
+}  // namespace ef::gst

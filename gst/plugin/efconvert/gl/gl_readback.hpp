@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Pipelined read-back of rendered frames into plain memory: each frame's
+// glReadPixels goes into a pixel-pack buffer of its own, behind a fence, so
+// the streaming thread does not wait for the GPU when it renders a frame; the
+// bytes are copied into the frame's output buffer when that frame is
+// completed, by which time the GPU has long finished it.
+#pragma once
+
+#include <gst/gl/gl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "ef/result.hpp"
+
+namespace ef::gst {
+
+class ReadbackRing {
+ public:
+  // All calls on the GL thread of the context.
+  explicit ReadbackRing(GstGLContext *context) : context_(context) {}
+  ~ReadbackRing();  // deletes its buffers and fences: on the GL thread
+  ReadbackRing(const ReadbackRing &) = delete;
+  ReadbackRing &operator=(const ReadbackRing &) = delete;
+
+  // Reads `texture` (`width` x `rows` texels of `format`, GL_UNSIGNED_BYTE,
+  // rows of `bytes` / `rows` bytes packed tight) into a pack buffer and
+  // fences it. The read follows the render in the GL stream, so the texture
+  // may be rendered again at once.
+  Result<void> start(unsigned texture, unsigned width, unsigned rows, unsigned format,
+                     size_t bytes);
+  // Waits for the oldest read-back and copies its bytes into `dst` (at
+  // least the size given to start()).
+  Result<void> finish_oldest(uint8_t *dst, size_t size);
+  // Forgets every read-back in flight (a flush); the buffers are reused.
+  void drop();
+  size_t in_flight() const { return flight_.size(); }
+
+ private:
+  struct Pack {
+    unsigned buffer = 0;
+    size_t size = 0;
+  };
+  struct InFlight {
+    Pack pack;
+    void *fence = nullptr;  // a GLsync
+    size_t bytes = 0;
+  };
+  Pack take_pack(size_t bytes);
+
+  GstGLContext *context_;
+  unsigned fbo_ = 0;
+  std::vector<Pack> free_;
+  std::deque<InFlight> flight_;
+};
+
+}  // namespace ef::gst
