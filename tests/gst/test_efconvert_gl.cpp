@@ -433,6 +433,156 @@ GST_END_TEST;
 
 namespace {
 
+// Read back, never in place: rows of 900 and 897 bytes (no multiple of 16),
+// 1-pixel sides, planes whose last block of rows reaches the next, GRAY8.
+constexpr OutputSize kPipelinedSizes[] = {
+    {GST_VIDEO_FORMAT_RGB, 300, 300, false}, {GST_VIDEO_FORMAT_RGB, 299, 299, false},
+    {GST_VIDEO_FORMAT_RGB, 1, 1, false},     {GST_VIDEO_FORMAT_RGB, 7, 5, false},
+    {GST_VIDEO_FORMAT_RGBP, 16, 15, false},  {GST_VIDEO_FORMAT_GRAY8, 20, 20, false},
+};
+
+// A harness converting RGBA of the size to `size` with readback-depth `depth`.
+GstHarness *pipelined(const OutputSize &size, guint depth, GstVideoInfo &in, GstVideoInfo &out) {
+  in = info_of(GST_VIDEO_FORMAT_RGBA, size.width, size.height);
+  out = info_of(size.format, size.width, size.height);
+  in.fps_n = out.fps_n = 30;
+  in.fps_d = out.fps_d = 1;
+  const std::string launch =
+      "efconvert name=conv backend=gl readback-depth=" + std::to_string(depth);
+  GstHarness *h = gst_harness_new_parse(launch.c_str());
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  return h;
+}
+
+void push_frame(GstHarness *h, const GstVideoInfo &in, uint32_t seed) {
+  GstBuffer *frame = memfd_frame(in, seed);
+  GST_BUFFER_PTS(frame) = seed * GST_MSECOND;
+  fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_OK);
+}
+
+// The output of frame `seed`: its timestamp, and every visible byte.
+void check_output(GstBuffer *got, const GstVideoInfo &out, uint32_t seed, const char *what) {
+  fail_unless(got != nullptr, "%s: no output for frame %u", what, seed);
+  fail_unless_equals_uint64(GST_BUFFER_PTS(got), seed * GST_MSECOND);
+  const std::string bad = check_from_rgba(got, out, seed);
+  fail_unless(bad.empty(), "%s frame %u: %s", what, seed, bad.c_str());
+  gst_buffer_unref(got);
+}
+
+}  // namespace
+
+// With readback-depth N an output is pushed once N later frames have been
+// rendered, not in its own chain (the streaming thread did not wait for its
+// read-back), every byte right at sizes whose rows are no multiple of 16;
+// EOS delivers the last N, in order, before the EOS event; readbacks and
+// bytes-read count each frame delivered once.
+GST_START_TEST(test_pipelined_readback) {
+  const OutputSize &k = kPipelinedSizes[__i__ / 2];
+  const guint depth = 1 + guint(__i__ % 2);
+  const std::string what = std::string(gst_video_format_to_string(k.format)) + " " +
+                           std::to_string(k.width) + "x" + std::to_string(k.height) + " depth " +
+                           std::to_string(depth);
+  GstVideoInfo in, out;
+  GstHarness *h = pipelined(k, depth, in, out);
+  const uint32_t frames = 5;
+  for (uint32_t f = 0; f < frames; ++f) {
+    push_frame(h, in, f);
+    if (f >= depth)
+      check_output(gst_harness_try_pull(h), out, f - depth, what.c_str());
+    fail_unless(gst_harness_try_pull(h) == nullptr, "%s: frame %u out before %u later ones",
+                what.c_str(), f, depth);
+  }
+  GstElement *conv = harness_element(h, "conv");
+  fail_unless_equals_uint64(stat(conv, "readbacks"), frames - depth);
+  fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+  for (uint32_t f = frames - depth; f < frames; ++f)
+    check_output(gst_harness_try_pull(h), out, f, what.c_str());
+  GstEvent *event;
+  bool eos = false;
+  while ((event = gst_harness_try_pull_event(h))) {
+    eos = eos || GST_EVENT_TYPE(event) == GST_EVENT_EOS;
+    gst_event_unref(event);
+  }
+  fail_unless(eos, "%s: no EOS after the drained frames", what.c_str());
+  fail_unless_equals_uint64(stat(conv, "frames"), frames);
+  fail_unless_equals_uint64(stat(conv, "readbacks"), frames);
+  fail_unless_equals_uint64(stat(conv, "bytes-read"), frames * guint64(out.size));
+  // Timer queries around each pass (llvmpipe's desktop GL has them).
+  fail_unless_equals_uint64(stat(conv, "gpu-frames"), frames);
+  fail_unless(stat(conv, "gpu-time-ns") > 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// A flush forgets the outputs in flight: none is pushed or counted, each
+// goes back to its pool (all of the pool's buffers can be taken again), and
+// the next frame comes out right.
+GST_START_TEST(test_pipelined_flush) {
+  GstVideoInfo in, out;
+  const guint depth = 2, pool_buffers = 2;
+  const OutputSize size{GST_VIDEO_FORMAT_RGB, 299, 299, false};
+  in = info_of(GST_VIDEO_FORMAT_RGBA, size.width, size.height);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl readback-depth=2");
+  offer_downstream_pool(h, nullptr, pool_buffers);
+  out = info_of(size.format, size.width, size.height);
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  push_frame(h, in, 0);
+  push_frame(h, in, 1);
+  GstElement *conv = harness_element(h, "conv");
+  fail_unless(gst_harness_try_pull(h) == nullptr);
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+  fail_unless(gst_harness_try_pull(h) == nullptr, "a flushed frame was pushed");
+  fail_unless_equals_uint64(stat(conv, "readbacks"), 0);
+  fail_unless_equals_uint64(stat(conv, "bytes-read"), 0);
+  // The pool was asked for depth more buffers than downstream's; all free.
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(conv));
+  fail_unless(pool != nullptr);
+  GstBufferPoolAcquireParams dontwait{};
+  dontwait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+  std::vector<GstBuffer *> taken;
+  for (guint i = 0; i < pool_buffers + depth; ++i) {
+    GstBuffer *b = nullptr;
+    fail_unless_equals_int(gst_buffer_pool_acquire_buffer(pool, &b, &dontwait), GST_FLOW_OK);
+    taken.push_back(b);
+  }
+  for (GstBuffer *b : taken)
+    gst_buffer_unref(b);
+  gst_object_unref(pool);
+  // A new segment after the flush, then a frame and EOS.
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+  push_frame(h, in, 7);
+  fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+  check_output(gst_harness_try_pull(h), out, 7, "after the flush");
+  fail_unless(gst_harness_try_pull(h) == nullptr);
+  fail_unless_equals_uint64(stat(conv, "readbacks"), 1);
+  fail_unless_equals_uint64(stat(conv, "bytes-read"), guint64(out.size));
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Frames held are latency: readback-depth frame durations added to
+// upstream's; none where nothing is held.
+GST_START_TEST(test_pipelined_latency) {
+  for (guint depth : {0u, 2u}) {
+    GstVideoInfo in, out;
+    GstHarness *h = pipelined(kPipelinedSizes[0], depth, in, out);
+    GstQuery *query = gst_query_new_latency();
+    fail_unless(gst_pad_peer_query(h->sinkpad, query));
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency(query, &live, &min, &max);
+    fail_unless_equals_uint64(min, gst_util_uint64_scale_int(GST_SECOND, depth, 30));
+    gst_query_unref(query);
+    gst_harness_teardown(h);
+  }
+}
+GST_END_TEST;
+
+namespace {
+
 // A YUY2 or UYVY frame whose pairs alternate between two strong colours
 // (by column and by row), luma a ramp: the V of each pair, the last one of
 // an odd width included, shows in its pixels.
@@ -559,6 +709,12 @@ static Suite *gl_suite() {
   tcase_set_timeout(sizes, 30);
   tcase_add_loop_test(sizes, test_fd_output_sizes, 0, G_N_ELEMENTS(kOutputSizes));
   suite_add_tcase(s, sizes);
+  TCase *pipelined = tcase_create("pipelined_readback");
+  tcase_set_timeout(pipelined, 60);
+  tcase_add_loop_test(pipelined, test_pipelined_readback, 0, 2 * G_N_ELEMENTS(kPipelinedSizes));
+  tcase_add_test(pipelined, test_pipelined_flush);
+  tcase_add_test(pipelined, test_pipelined_latency);
+  suite_add_tcase(s, pipelined);
   return s;
 }
 
