@@ -12,11 +12,9 @@
 
 namespace ef::gst {
 
-namespace {
-
 // GstGL loads the query entry points for GLES 3.0 too, which has no timer
 // queries of its own: the extension decides there.
-bool timer_queries(GstGLContext *context) {
+bool has_timer_queries(GstGLContext *context) {
   const GstGLFuncs *gl = context->gl_vtable;
   if (!gl->GenQueries || !gl->BeginQuery || !gl->EndQuery || !gl->GetQueryObjectui64v ||
       !gl->GetQueryObjectuiv || !gl->GetQueryiv)
@@ -28,10 +26,8 @@ bool timer_queries(GstGLContext *context) {
          gst_gl_context_check_feature(context, "GL_ARB_timer_query");
 }
 
-}  // namespace
-
 GpuTimer::GpuTimer(GstGLContext *context) : context_(context) {
-  supported_ = timer_queries(context);
+  supported_ = has_timer_queries(context);
   gles_ = (gst_gl_context_get_gl_api(context) & GST_GL_API_GLES2) != 0;
   if (!supported_)
     return;

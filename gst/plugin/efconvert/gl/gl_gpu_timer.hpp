@@ -13,6 +13,10 @@
 
 namespace ef::gst {
 
+// GL_TIME_ELAPSED and GL_TIMESTAMP queries work on this context. Call on its
+// GL thread.
+bool has_timer_queries(GstGLContext *context);
+
 class GpuTimer {
  public:
   // All calls but the getters on the GL thread of the context.
