@@ -23,6 +23,7 @@ benchmarks=(
   "upload tests/bench/bench_upload tests/bench/plot_upload.py"
   "convert tests/bench/bench_convert tests/bench/plot_convert.py"
   "vkbridge tests/bench/bench_vkbridge tests/bench/plot_vkbridge.py"
+  "convert_gl tests/bench/bench_convert_gl tests/bench/plot_convert_gl.py"
 )
 
 python=${PYTHON:-python3}

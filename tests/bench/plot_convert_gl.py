@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Plots bench_convert_gl's Google Benchmark JSON and prints its Markdown table.
+
+Usage: plot_convert_gl.py RESULTS.json OUT.png
+
+The plot: wall-clock time per frame, one bar per output and pipeline (the
+median over the repetitions), with plot_core.py's colours and the target of
+docs/BENCHMARKS.md ("efconvert on GL memory"): efconvert gl at most a third
+of the GstGL chain's time for the same output. The table: wall, CPU and GPU
+time per frame, copies and read-backs, and the ratios the targets are about.
+"""
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+from plot_core import load_rows, plot
+
+OUTPUTS = {"GL-RGBA": "GL-memory RGBA", "RGB": "plain RGB", "RGBP": "plain RGBP"}
+CASES = {
+    "efconvert-gl": "efconvert gl, readback-depth=1",
+    "efconvert-gl-depth0": "efconvert gl, readback-depth=0",
+    "gl-chain": "glcolorconvert ! glcolorscale",
+}
+FIGURES = ["wall_us", "cpu_us", "gpu_own_us", "gpu_stamp_us", "copies_per_frame",
+           "readbacks_per_frame", "bytes_read_per_frame"]
+GPU_TARGET_US = 50  # efconvert's own GPU time, 1080p NV12 -> 640x640 RGB
+
+
+def label(name):
+    _, out, case = name.split("/")[:3]
+    return f"{OUTPUTS.get(out, out)}: {CASES.get(case, case)}"
+
+
+def medians(path):
+    """{(output, case): {figure: median}} and the run's context."""
+    samples = defaultdict(lambda: defaultdict(list))
+    with open(path, encoding="utf-8") as f:
+        results = json.load(f)
+    for bench in results["benchmarks"]:
+        if bench.get("run_type", "iteration") != "iteration" or bench.get("error_occurred"):
+            continue
+        _, out, case = bench["run_name"].split("/")[:3]
+        for key in FIGURES:
+            if key in bench:
+                samples[(out, case)][key].append(bench[key])
+    return ({k: {f: statistics.median(v) for f, v in figs.items()} for k, figs in samples.items()},
+            results["context"])
+
+
+def cell(figs, key, digits=1):
+    value = figs.get(key)
+    if value is None or value < 0:
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.strip().splitlines()[2])
+    path, png = sys.argv[1], sys.argv[2]
+    found, context = medians(path)
+    print(f"GL: {context.get('gl_renderer', '?')}, {context.get('gl_version', '?')}")
+    print("| output | pipeline | wall / frame | CPU / frame | GPU (efconvert's own) | "
+          "GPU (timestamps around the chain) | copies / frame | bytes read / frame |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for out in OUTPUTS:
+        for case in CASES:
+            figs = found.get((out, case))
+            if figs:
+                print(f"| {OUTPUTS[out]} | {CASES[case]} | {cell(figs, 'wall_us')} µs | "
+                      f"{cell(figs, 'cpu_us')} µs | {cell(figs, 'gpu_own_us')} µs | "
+                      f"{cell(figs, 'gpu_stamp_us')} µs | {cell(figs, 'copies_per_frame', 0)} | "
+                      f"{cell(figs, 'bytes_read_per_frame', 0)} |")
+    targets = {}
+    for out in OUTPUTS:
+        ours, chain = found.get((out, "efconvert-gl")), found.get((out, "gl-chain"))
+        if ours and chain:
+            ratio = chain["wall_us"] / ours["wall_us"]
+            print(f"{OUTPUTS[out]}: efconvert {ratio:.2f}x faster than the chain (wall; target 3x)")
+            targets[label(f"BM_ConvertGl/{out}/efconvert-gl")] = chain["wall_us"] * 1e3 / 3
+    rgb = found.get(("RGB", "efconvert-gl"))
+    if rgb and rgb.get("gpu_own_us", -1) >= 0:
+        print(f"RGB: efconvert GPU time {rgb['gpu_own_us']:.1f} µs (target ≤ {GPU_TARGET_US} µs)")
+    names = {name for name, _ in load_rows([path])}
+    plot([path], png, "efconvert on GL memory: wall-clock time per frame",
+         {name: label(name) for name in names}, targets)
+
+
+if __name__ == "__main__":
+    main()
