@@ -563,6 +563,29 @@ GST_START_TEST(test_pipelined_flush) {
 }
 GST_END_TEST;
 
+// The pass samples the input after the chain returned (the read-back is
+// still in flight): the input is held until its frame is read back, so a
+// producer cannot rewrite it under the GPU; a flush lets go of it too.
+GST_START_TEST(test_pipelined_holds_input) {
+  GstVideoInfo in, out;
+  GstHarness *h = pipelined(kPipelinedSizes[0], 1, in, out);
+  GstBuffer *older = memfd_frame(in, 0);
+  GstBuffer *newer = memfd_frame(in, 1);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(older)), GST_FLOW_OK);
+  fail_unless(GST_MINI_OBJECT_REFCOUNT_VALUE(older) > 1, "input let go while in flight");
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(newer)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(older), 1);
+  fail_unless(GST_MINI_OBJECT_REFCOUNT_VALUE(newer) > 1, "input let go while in flight");
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+  fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+  fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(newer), 1);
+  gst_buffer_unref(older);
+  gst_buffer_unref(newer);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Frames held are latency: readback-depth frame durations added to
 // upstream's; none where nothing is held.
 GST_START_TEST(test_pipelined_latency) {
@@ -713,6 +736,7 @@ static Suite *gl_suite() {
   tcase_set_timeout(pipelined, 60);
   tcase_add_loop_test(pipelined, test_pipelined_readback, 0, 2 * G_N_ELEMENTS(kPipelinedSizes));
   tcase_add_test(pipelined, test_pipelined_flush);
+  tcase_add_test(pipelined, test_pipelined_holds_input);
   tcase_add_test(pipelined, test_pipelined_latency);
   suite_add_tcase(s, pipelined);
   return s;

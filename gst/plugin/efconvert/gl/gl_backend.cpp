@@ -211,8 +211,12 @@ class GlBackend : public ConvertBackend {
   Result<GstBuffer *> complete_oldest() override {
     if (flight_.empty())
       return Error{EINVAL, "no frame in flight"};
-    GstBuffer *out = flight_.front();
+    // The input's reference goes once the fence has signalled, below: until
+    // then the GPU may still sample it, and a producer whose slot came back
+    // would be rewriting it under the draw.
+    InFlight frame = std::move(flight_.front());
     flight_.pop_front();
+    GstBuffer *out = frame.out;
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
       struct Drop {
@@ -250,10 +254,11 @@ class GlBackend : public ConvertBackend {
   void drop_in_flight() override {
     if (flight_.empty())
       return;
-    flight_.clear();
+    // drop() waits for the GPU before the inputs are let go.
     gst_gl_context_thread_add(
         context_, [](GstGLContext *, gpointer r) { static_cast<ReadbackRing *>(r)->drop(); },
         readback_.get());
+    flight_.clear();
   }
 
   void sync_stats() override {
@@ -292,7 +297,7 @@ class GlBackend : public ConvertBackend {
       }
     }
     if (!dst)
-      return render_and_read_back(src, out, target, params);
+      return render_and_read_back(in, src, out, target, params);
     for (size_t p = 0; p < dst->size(); ++p)
       target.plane_textures[p] = (*dst)[p].textures()[0];
     return render_into(src, target, params);
@@ -455,7 +460,7 @@ class GlBackend : public ConvertBackend {
 
   // Rendered apart, then read back without waiting: `out` stays in flight
   // until complete_oldest() copies its bytes in.
-  Result<void> render_and_read_back(const SourceTextures &src, GstBuffer *out,
+  Result<void> render_and_read_back(GstBuffer *in, const SourceTextures &src, GstBuffer *out,
                                     const ByteTarget &target, const ConvertParams &params) {
     declines_++;
     if (!ensure_scratch(target))
@@ -468,7 +473,7 @@ class GlBackend : public ConvertBackend {
     RenderJob job{this, &src, &scratch, &params, bytes, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     if (job.result)
-      flight_.push_back(out);
+      flight_.push_back({out, BufferPtr(gst_buffer_ref(in))});
     return job.result;
   }
 
@@ -547,7 +552,13 @@ class GlBackend : public ConvertBackend {
   // Made and used on the GL thread; the timer's totals are read from any.
   std::unique_ptr<ReadbackRing> readback_;
   std::unique_ptr<GpuTimer> timer_;
-  std::deque<GstBuffer *> flight_;  // outputs in flight, oldest first (streaming thread)
+  // Frames in flight, oldest first (streaming thread): the output (the
+  // element holds it) and a reference on the input the pass samples.
+  struct InFlight {
+    GstBuffer *out;
+    BufferPtr in;
+  };
+  std::deque<InFlight> flight_;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
   bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
   bool misfit_logged_ = false;                            // streaming thread

@@ -110,6 +110,9 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
 
 void ReadbackRing::drop() {
   const GstGLFuncs *gl = context_->gl_vtable;
+  // Done with what the frames read, so that their inputs may be let go.
+  if (!flight_.empty())
+    gl->Finish();
   for (InFlight &frame : flight_) {
     gl->DeleteSync(GLsync(frame.fence));
     free_.push_back(frame.pack);

@@ -34,7 +34,8 @@ class ReadbackRing {
   // Waits for the oldest read-back and copies its bytes into `dst` (at
   // least the size given to start()).
   Result<void> finish_oldest(uint8_t *dst, size_t size);
-  // Forgets every read-back in flight (a flush); the buffers are reused.
+  // Forgets every read-back in flight (a flush), once the GPU has finished
+  // them; the buffers are reused.
   void drop();
   size_t in_flight() const { return flight_.size(); }
 
