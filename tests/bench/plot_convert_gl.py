@@ -4,7 +4,7 @@
 
 Usage: plot_convert_gl.py RESULTS.json OUT.png
 
-The plot: wall-clock time per frame, one bar per output and pipeline (the
+Without matplotlib it prints the table only. The plot: wall-clock time per frame, one bar per output and pipeline (the
 median over the repetitions), with plot_core.py's colours and the target of
 docs/BENCHMARKS.md ("efconvert on GL memory"): efconvert gl at most a third
 of the GstGL chain's time for the same output. The table: wall, CPU and GPU
@@ -16,7 +16,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-from plot_core import load_rows, plot
+try:  # the table needs no matplotlib, which a device machine may lack
+    from plot_core import load_rows, plot
+except ImportError as missing:
+    load_rows = plot = None
+    MISSING = missing
 
 OUTPUTS = {"GL-RGBA": "GL-memory RGBA", "RGB": "plain RGB", "RGBP": "plain RGBP"}
 CASES = {
@@ -84,6 +88,9 @@ def main():
     rgb = found.get(("RGB", "efconvert-gl"))
     if rgb and rgb.get("gpu_own_us", -1) >= 0:
         print(f"RGB: efconvert GPU time {rgb['gpu_own_us']:.1f} µs (target ≤ {GPU_TARGET_US} µs)")
+    if plot is None:
+        print(f"plot skipped: {MISSING}")
+        return
     names = {name for name, _ in load_rows([path])}
     plot([path], png, "efconvert on GL memory: wall-clock time per frame",
          {name: label(name) for name in names}, targets)
