@@ -172,11 +172,14 @@ class GlBackend : public ConvertBackend {
     src_cache_.clear();
     dst_cache_.clear();
     uploader_.reset();
-    if (scratch_) {
+    if (scratch_[0]) {
       gst_gl_context_thread_add(
           context_,
-          [](GstGLContext *ctx, gpointer tex) { ctx->gl_vtable->DeleteTextures(1, (guint *)tex); },
-          &scratch_);
+          [](GstGLContext *ctx, gpointer self) {
+            auto *b = static_cast<GlBackend *>(self);
+            ctx->gl_vtable->DeleteTextures(GLsizei(b->scratch_count_), b->scratch_.data());
+          },
+          this);
     }
     // The converter's GL objects die on the GL thread too.
     gst_gl_context_thread_add(
@@ -419,6 +422,7 @@ class GlBackend : public ConvertBackend {
     const ByteTarget *target;
     const ConvertParams *params;
     size_t read_bytes;  // non-zero: read the result back (pipelined), this many bytes
+    const std::vector<ReadbackRing::Region> *regions;  // with read_bytes
     Result<void> result;
   };
 
@@ -440,8 +444,7 @@ class GlBackend : public ConvertBackend {
     if (job->result && job->read_bytes) {
       if (!self->readback_)
         self->readback_ = std::make_unique<ReadbackRing>(ctx);
-      job->result = self->readback_->start(target.texture, target.width(), target.rows,
-                                           target.gl_format(), job->read_bytes);
+      job->result = self->readback_->start(*job->regions, job->read_bytes);
     }
     timer.end();
     timer.collect(false);
@@ -453,24 +456,35 @@ class GlBackend : public ConvertBackend {
 
   Result<void> render_into(const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
-    RenderJob job{this, &src, &target, &params, 0, {}};
+    RenderJob job{this, &src, &target, &params, 0, nullptr, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     return job.result;
   }
 
   // Rendered apart, then read back without waiting: `out` stays in flight
-  // until complete_oldest() copies its bytes in.
+  // until complete_oldest() copies its bytes in. Planes of four-byte texels
+  // are rendered in one pass into scratch textures of their own (the source
+  // sampled once for all of them) and read back each to its offset; else
+  // the frame is one scratch texture of all its rows, padding included.
   Result<void> render_and_read_back(GstBuffer *in, const SourceTextures &src, GstBuffer *out,
                                     const ByteTarget &target, const ConvertParams &params) {
     declines_++;
-    if (!ensure_scratch(target))
+    const guint n_planes = GST_VIDEO_INFO_N_PLANES(&out_);
+    const bool apart = n_planes > 1 && target.texel_bytes == 4;
+    const guint rows = apart ? guint(GST_VIDEO_INFO_HEIGHT(&out_)) : target.rows;
+    if (!ensure_scratch(target, apart ? n_planes : 1, rows))
       return Error{EIO, "cannot make the scratch render target"};
     const size_t bytes = size_t(target.stride) * target.rows;
     if (gst_buffer_get_size(out) < bytes)
       return Error{EINVAL, "the output buffer is smaller than its rows"};
     ByteTarget scratch = target;
-    scratch.texture = scratch_;
-    RenderJob job{this, &src, &scratch, &params, bytes, {}};
+    std::vector<ReadbackRing::Region> regions;
+    for (guint p = 0; p < (apart ? n_planes : 1); ++p) {
+      (apart ? scratch.plane_textures[p] : scratch.texture) = scratch_[p];
+      regions.push_back({scratch_[p], target.width(), rows, target.gl_format(),
+                         apart ? target.offset[p] : 0, size_t(target.stride) * rows});
+    }
+    RenderJob job{this, &src, &scratch, &params, bytes, &regions, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     if (job.result)
       flight_.push_back({out, BufferPtr(gst_buffer_ref(in))});
@@ -507,37 +521,45 @@ class GlBackend : public ConvertBackend {
     return job.result;
   }
 
-  // The texel format follows from the stride, so stride and rows key it.
-  bool ensure_scratch(const ByteTarget &target) {
-    if (scratch_ && scratch_stride_ == target.stride && scratch_rows_ == target.rows)
+  // `count` textures of width() x `rows` texels. The texel format follows
+  // from the stride, so stride, rows and count key them.
+  bool ensure_scratch(const ByteTarget &target, guint count, guint rows) {
+    if (scratch_[0] && scratch_stride_ == target.stride && scratch_rows_ == rows &&
+        scratch_count_ == count)
       return true;
     struct Make {
-      guint *tex;
+      GlBackend *self;
       const ByteTarget *target;
-    } make{&scratch_, &target};
+      guint count, rows;
+    } make{this, &target, count, rows};
     gst_gl_context_thread_add(
         context_,
         [](GstGLContext *ctx, gpointer data) {
           auto *m = static_cast<Make *>(data);
           const ByteTarget &t = *m->target;
           const GstGLFuncs *gl = ctx->gl_vtable;
-          if (*m->tex)
-            gl->DeleteTextures(1, m->tex);
-          gl->GenTextures(1, m->tex);
-          gl->BindTexture(GL_TEXTURE_2D, *m->tex);
+          auto &tex = m->self->scratch_;
+          if (tex[0])
+            gl->DeleteTextures(GLsizei(m->self->scratch_count_), tex.data());
+          tex = {};
+          gl->GenTextures(GLsizei(m->count), tex.data());
           // Zeroed: the pass writes visible bytes only, and the padding is
           // read back too.
-          std::vector<guint8> zeros(size_t(t.stride) * t.rows, 0);
+          std::vector<guint8> zeros(size_t(t.stride) * m->rows, 0);
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-          gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
-                         GLsizei(t.rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
+          for (guint i = 0; i < m->count; ++i) {
+            gl->BindTexture(GL_TEXTURE_2D, tex[i]);
+            gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
+                           GLsizei(m->rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
+          }
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
           gl->BindTexture(GL_TEXTURE_2D, 0);
         },
         &make);
     scratch_stride_ = target.stride;
-    scratch_rows_ = target.rows;
-    return scratch_ != 0;
+    scratch_rows_ = rows;
+    scratch_count_ = count;
+    return scratch_[0] != 0;
   }
 
   GstElement *element_;
@@ -548,7 +570,8 @@ class GlBackend : public ConvertBackend {
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;
   std::unique_ptr<TextureUploader> uploader_;
-  guint scratch_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
+  std::array<guint, 3> scratch_{};  // render targets of the read-back path
+  guint scratch_count_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   // Made and used on the GL thread; the timer's totals are read from any.
   std::unique_ptr<ReadbackRing> readback_;
   std::unique_ptr<GpuTimer> timer_;

@@ -44,21 +44,30 @@ ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
   return pack;
 }
 
-Result<void> ReadbackRing::start(unsigned texture, unsigned width, unsigned rows, unsigned format,
-                                 size_t bytes) {
+Result<void> ReadbackRing::start(const std::vector<Region> &regions, size_t bytes) {
   const GstGLFuncs *gl = context_->gl_vtable;
   if (!gl->FenceSync || !gl->MapBufferRange)
     return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
   if (!fbo_)
     gl->GenFramebuffers(1, &fbo_);
+  std::vector<std::pair<size_t, size_t>> ranges;
+  for (const Region &r : regions) {
+    if (r.offset + r.length > bytes)
+      return Error{EINVAL,
+                   "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
+    ranges.emplace_back(r.offset, r.length);
+  }
   Pack pack = take_pack(bytes);
   GLint framebuffer = 0;
   gl->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
   gl->BindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
   gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
-  gl->ReadPixels(0, 0, GLsizei(width), GLsizei(rows), format, GL_UNSIGNED_BYTE, nullptr);
+  for (const Region &r : regions) {
+    gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r.texture, 0);
+    gl->ReadPixels(0, 0, GLsizei(r.width), GLsizei(r.rows), r.format, GL_UNSIGNED_BYTE,
+                   reinterpret_cast<void *>(r.offset));
+  }
   gl->PixelStorei(GL_PACK_ALIGNMENT, 4);
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   // Not left attached: the texture may be deleted by its owner.
@@ -71,7 +80,7 @@ Result<void> ReadbackRing::start(unsigned texture, unsigned width, unsigned rows
     free_.push_back(pack);
     return Error{EIO, "glFenceSync failed"};
   }
-  flight_.push_back({pack, fence, bytes});
+  flight_.push_back({pack, fence, bytes, std::move(ranges)});
   return {};
 }
 
@@ -97,7 +106,8 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
     const void *bytes =
         gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
     if (bytes) {
-      std::memcpy(dst, bytes, frame.bytes);
+      for (const auto &[offset, length] : frame.ranges)
+        std::memcpy(dst + offset, static_cast<const uint8_t *>(bytes) + offset, length);
       gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
     } else {
       result = Error{EIO, "cannot map the read-back buffer"};

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "ef/result.hpp"
@@ -25,14 +26,19 @@ class ReadbackRing {
   ReadbackRing(const ReadbackRing &) = delete;
   ReadbackRing &operator=(const ReadbackRing &) = delete;
 
-  // Reads `texture` (`width` x `rows` texels of `format`, GL_UNSIGNED_BYTE,
-  // rows of `bytes` / `rows` bytes packed tight) into a pack buffer and
-  // fences it. The read follows the render in the GL stream, so the texture
-  // may be rendered again at once.
-  Result<void> start(unsigned texture, unsigned width, unsigned rows, unsigned format,
-                     size_t bytes);
-  // Waits for the oldest read-back and copies its bytes into `dst` (at
-  // least the size given to start()).
+  // One texture read into bytes [offset, offset + length) of the frame:
+  // `width` x `rows` texels of `format`, GL_UNSIGNED_BYTE, rows packed tight.
+  struct Region {
+    unsigned texture, width, rows, format;
+    size_t offset, length;
+  };
+  // Reads each region into one pack buffer of `bytes` and fences it. The
+  // read follows the render in the GL stream, so the textures may be
+  // rendered again at once.
+  Result<void> start(const std::vector<Region> &regions, size_t bytes);
+  // Waits for the oldest read-back and copies its regions' bytes into the
+  // same ranges of `dst` (at least the size given to start()); other bytes
+  // of `dst` keep what they held.
   Result<void> finish_oldest(uint8_t *dst, size_t size);
   // Forgets every read-back in flight (a flush), once the GPU has finished
   // them; the buffers are reused.
@@ -48,6 +54,7 @@ class ReadbackRing {
     Pack pack;
     void *fence = nullptr;  // a GLsync
     size_t bytes = 0;
+    std::vector<std::pair<size_t, size_t>> ranges;  // offset, length
   };
   Pack take_pack(size_t bytes);
 
