@@ -586,6 +586,24 @@ GST_START_TEST(test_pipelined_holds_input) {
 }
 GST_END_TEST;
 
+// Upstream is asked for readback-depth buffers of its own beyond what it
+// needs: each frame in flight holds its input.
+GST_START_TEST(test_pipelined_asks_upstream) {
+  GstVideoInfo in, out;
+  GstHarness *h = pipelined(kPipelinedSizes[0], 2, in, out);
+  GstCaps *caps = caps_for(in);
+  GstQuery *query = gst_query_new_allocation(caps, TRUE);
+  fail_unless(gst_pad_peer_query(h->srcpad, query));
+  fail_unless(gst_query_get_n_allocation_pools(query) > 0, "no pool size proposed");
+  guint size = 0, min = 0, max = 0;
+  gst_query_parse_nth_allocation_pool(query, 0, nullptr, &size, &min, &max);
+  fail_unless(min >= 2, "min %u buffers proposed", min);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Frames held are latency: readback-depth frame durations added to
 // upstream's; none where nothing is held.
 GST_START_TEST(test_pipelined_latency) {
@@ -737,6 +755,7 @@ static Suite *gl_suite() {
   tcase_add_loop_test(pipelined, test_pipelined_readback, 0, 2 * G_N_ELEMENTS(kPipelinedSizes));
   tcase_add_test(pipelined, test_pipelined_flush);
   tcase_add_test(pipelined, test_pipelined_holds_input);
+  tcase_add_test(pipelined, test_pipelined_asks_upstream);
   tcase_add_test(pipelined, test_pipelined_latency);
   suite_add_tcase(s, pipelined);
   return s;

@@ -474,6 +474,15 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
   // Padded layouts and crops arrive as metas: no copy upstream to fix them.
   gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
   gst_query_add_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+  // A frame in flight keeps its input until it is read back: upstream's
+  // pool (a decoder's) needs that many buffers more than it would.
+  const guint depth = readback_depth(state_of(trans));
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  if (depth > 0 && caps && gst_query_get_n_allocation_pools(query) == 0 &&
+      gst_video_info_from_caps(&info, caps))
+    gst_query_add_allocation_pool(query, nullptr, guint(info.size), depth, 0);
   return GST_BASE_TRANSFORM_CLASS(parent_class)->propose_allocation(trans, decide, query);
 }
 
