@@ -605,20 +605,29 @@ GST_START_TEST(test_pipelined_asks_upstream) {
 GST_END_TEST;
 
 // Frames held are latency: readback-depth frame durations added to
-// upstream's; none where nothing is held.
+// upstream's; none where nothing is held (depth 0, the CPU backend).
 GST_START_TEST(test_pipelined_latency) {
-  for (guint depth : {0u, 2u}) {
-    GstVideoInfo in, out;
-    GstHarness *h = pipelined(kPipelinedSizes[0], depth, in, out);
-    GstQuery *query = gst_query_new_latency();
-    fail_unless(gst_pad_peer_query(h->sinkpad, query));
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency(query, &live, &min, &max);
-    fail_unless_equals_uint64(min, gst_util_uint64_scale_int(GST_SECOND, depth, 30));
-    gst_query_unref(query);
-    gst_harness_teardown(h);
-  }
+  for (const char *backend : {"gl", "cpu"})
+    for (guint depth : {0u, 2u}) {
+      GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 300, 300);
+      GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 300, 300);
+      in.fps_n = out.fps_n = 30;
+      in.fps_d = out.fps_d = 1;
+      const std::string launch =
+          std::string("efconvert backend=") + backend + " readback-depth=" + std::to_string(depth);
+      GstHarness *h = gst_harness_new_parse(launch.c_str());
+      gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+      GstQuery *query = gst_query_new_latency();
+      fail_unless(gst_pad_peer_query(h->sinkpad, query));
+      gboolean live;
+      GstClockTime min, max;
+      gst_query_parse_latency(query, &live, &min, &max);
+      // The CPU backend writes in place: nothing is held.
+      const guint held = std::string(backend) == "gl" ? depth : 0;
+      fail_unless_equals_uint64(min, gst_util_uint64_scale_int(GST_SECOND, held, 30));
+      gst_query_unref(query);
+      gst_harness_teardown(h);
+    }
 }
 GST_END_TEST;
 

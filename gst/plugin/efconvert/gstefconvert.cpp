@@ -766,7 +766,8 @@ void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
 
 // Upstream's latency plus, with a pipelined read-back, the frames an output
 // may be held: readback-depth frame durations. Unknown without a frame rate
-// (nothing added, logged); a GL-memory output is never read back.
+// (nothing added, logged); a GL-memory output and the CPU backend never
+// read back.
 gboolean answer_latency(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
   if (!GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query))
     return FALSE;
@@ -776,7 +777,12 @@ gboolean answer_latency(GstBaseTransform *trans, GstPadDirection direction, GstQ
   const bool gl_out = caps && is_gl_caps(caps);
   if (caps)
     gst_caps_unref(caps);
-  if (depth == 0 || gl_out)
+  bool reads_back;  // only the GL backend reads back (the CPU writes in place)
+  {
+    std::lock_guard lock(s.lock);
+    reads_back = s.backend && std::string(s.backend->name()) == "gl";
+  }
+  if (depth == 0 || gl_out || !reads_back)
     return TRUE;
   const gint fps_n = GST_VIDEO_INFO_FPS_N(&s.in_info), fps_d = GST_VIDEO_INFO_FPS_D(&s.in_info);
   if (fps_n <= 0 || fps_d <= 0) {
