@@ -35,8 +35,10 @@ class ConvertBackend {
   virtual BackendStats stats() const { return {}; }
 };
 
+// n_threads: the threads that convert a frame, the caller's included (0:
+// one per online CPU).
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
-                                                 uint32_t cache_capacity);
+                                                 uint32_t cache_capacity, unsigned n_threads);
 
 #ifdef EF_HAVE_GSTGL
 // EINVAL when the GL converter cannot do in -> out. `element` names the

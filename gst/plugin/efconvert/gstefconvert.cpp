@@ -108,6 +108,7 @@ constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
+constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
 
 // Settings: written by the application thread, read by the streaming thread.
 struct Settings {
@@ -119,6 +120,7 @@ struct Settings {
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   GstVideoOrientationMethod tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   guint cache_capacity = default_cache_capacity();
+  guint n_threads = 0;  // 0: one per online CPU
 };
 
 struct ConvertState {
@@ -361,7 +363,7 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   }
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
     GST_INFO_OBJECT(self, "backend cpu: asked for");
-    return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
+    return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads);
   }
 #ifdef EF_HAVE_GSTGL
   const bool gl_frames = is_gl_caps(incaps) || is_gl_caps(outcaps);
@@ -389,7 +391,7 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
   }
   GST_INFO_OBJECT(self, "backend cpu: built without GstGL");
 #endif
-  return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
+  return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads);
 }
 
 // The largest frame the backend that must run can take: the GL context's
@@ -704,6 +706,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
         break;
+      case PROP_N_THREADS:
+        st.n_threads = g_value_get_uint(value);
+        break;
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
         break;
@@ -757,6 +762,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_CACHE_CAPACITY:
       g_value_set_uint(value, st.cache_capacity);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint(value, st.n_threads);
       break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
@@ -851,6 +859,12 @@ void install_properties(GObjectClass *object_class) {
                           "All counters in one structure (also posted as an element message "
                           "named efconvert-stats on EOS)");
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
+  g_object_class_install_property(
+      object_class, PROP_N_THREADS,
+      g_param_spec_uint("n-threads", "Threads",
+                        "Threads that convert a frame on the CPU backend, the streaming thread "
+                        "included (0 = one per online CPU); applied when caps are next set",
+                        0, 1024, 0, rw_flags()));
 }
 
 }  // namespace

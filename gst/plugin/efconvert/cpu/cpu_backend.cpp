@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <thread>
 
 #include "common/buffer_source.hpp"
 #include "common/dmabuf_sync.hpp"
@@ -60,10 +59,11 @@ Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
 
 class CpuBackend : public ConvertBackend {
  public:
-  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity)
+  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity,
+             unsigned n_threads)
       : in_(in),
         out_(out),
-        threads_(std::max(1u, std::thread::hardware_concurrency())),
+        pool_(n_threads ? n_threads : g_get_num_processors()),
         mappings_(cache_capacity) {}
 
   const char *name() const override { return "cpu"; }
@@ -111,7 +111,7 @@ class CpuBackend : public ConvertBackend {
           src.buffer = in;
           for (guint p = 0; p < layout.n_planes; ++p)
             src.data[p] = const_cast<guint8 *>(got->import->plane(p));
-          return cpu_convert(src, dst, params, threads_);
+          return cpu_convert(src, dst, params, pool_);
         }
         // The identity check failed: an fd now names other bytes than the
         // memory's, and mapping the memory would map those.
@@ -123,21 +123,21 @@ class CpuBackend : public ConvertBackend {
     GstVideoFrame src;
     if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
       return Error{EIO, "cannot map the input frame (closed or non-mappable fd?)"};
-    auto done = cpu_convert(src, dst, params, threads_);
+    auto done = cpu_convert(src, dst, params, pool_);
     gst_video_frame_unmap(&src);
     return done;
   }
 
   GstVideoInfo in_, out_;
-  unsigned threads_;
+  cpu::Pool pool_;  // made with the caps: a frame starts no thread
   ImportCache<FdMapping> mappings_;
 };
 
 }  // namespace
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
-                                                 uint32_t cache_capacity) {
-  return std::make_unique<CpuBackend>(in, out, cache_capacity);
+                                                 uint32_t cache_capacity, unsigned n_threads) {
+  return std::make_unique<CpuBackend>(in, out, cache_capacity, n_threads);
 }
 
 }  // namespace ef::gst
