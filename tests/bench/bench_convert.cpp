@@ -419,8 +419,8 @@ Measured run_libyuv(MemfdRing &ring, GstVideoFormat format) {
 // Every thread of the process, and so every thread they start, on the first
 // CPU allowed, until destroyed; then every thread back on the CPUs the main
 // thread had. Threads are walked in /proc because GStreamer's streaming
-// threads come from a pool that outlives a pipeline, and so do efconvert's
-// helpers, which belong to the streaming thread.
+// threads come from a pool that outlives a pipeline; efconvert's helpers are
+// made with the caps by the (pinned) streaming thread and inherit its CPU.
 class PinProcess {
  public:
   PinProcess() {
