@@ -25,10 +25,12 @@ namespace {
 
 // Every format the backend says it reads, or writes: the pairs follow it.
 std::vector<GstVideoFormat> formats(bool (*supports)(GstVideoFormat)) {
+  guint n = 0;
+  const GstVideoFormat *all = gst_video_formats_raw(&n);
   std::vector<GstVideoFormat> found;
-  for (int f = GST_VIDEO_FORMAT_UNKNOWN + 1; gst_video_format_get_info(GstVideoFormat(f)); ++f)
-    if (supports(GstVideoFormat(f)))
-      found.push_back(GstVideoFormat(f));
+  for (guint i = 0; i < n; ++i)
+    if (supports(all[i]))
+      found.push_back(all[i]);
   return found;
 }
 
