@@ -202,14 +202,18 @@ Image Steps::scale(const ScalePlan &plan) {
     scale_rgb4(plan.in.planes[0], plan.out.planes[0]);
     return plan.out;
   }
-  // Luma on the calling thread while a helper does the chroma.
+  // A plane a job, luma (the largest) first; interleaved chroma is split
+  // before its planes are scaled, so it is one job.
+  const size_t chroma_jobs = plan.chroma ? (plan.in.interleaved_chroma() ? 1 : 2) : 0;
   auto job = [&](size_t k) {
-    if (k == 0 && plan.luma)
-      scale_plane(plan.in.planes[0], plan.out.planes[0]);
-    else
-      scale_chroma(plan);
+    if (plan.luma && k == 0)
+      return scale_plane(plan.in.planes[0], plan.out.planes[0]);
+    const size_t c = k - size_t(plan.luma);
+    if (chroma_jobs == 1)
+      return scale_chroma(plan);
+    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c]);
   };
-  jobs(size_t(plan.luma) + size_t(plan.chroma), job);
+  jobs(size_t(plan.luma) + chroma_jobs, job);
   return plan.out;
 }
 
