@@ -173,6 +173,11 @@ class GlBackend : public ConvertBackend {
 
   const char *name() const override { return "gl"; }
 
+  void set_cache_capacity(uint32_t capacity) override {
+    src_cache_.set_capacity(capacity);
+    dst_cache_.set_capacity(capacity);
+  }
+
   BackendStats stats() const override {
     BackendStats s;
     ImportCacheStats src = src_cache_.stats(), dst = dst_cache_.stats();
