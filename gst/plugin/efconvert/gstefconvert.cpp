@@ -28,7 +28,7 @@
 #include "convert_params.hpp"
 #include "cpu/cpu_converter.hpp"
 #include "ef/import_cache.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug

@@ -22,7 +22,7 @@
 #include "common/frame_layout.hpp"
 #include "common/gl_limits.hpp"
 #include "common/pad_templates.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 #include "common/shell_pool.hpp"
 #include "common/texture_uploader.hpp"
 #include "common/egl_import.hpp"

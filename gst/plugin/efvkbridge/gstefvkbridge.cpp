@@ -18,7 +18,7 @@
 #include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
 #include "device_context.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
 #define GST_CAT_DEFAULT gst_ef_vk_bridge_debug

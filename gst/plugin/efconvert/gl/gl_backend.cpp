@@ -23,7 +23,7 @@
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
 #include "gl_layout.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
