@@ -18,6 +18,7 @@
 #include "common/gl_limits.hpp"
 #include "common/gl_pool.hpp"
 #endif
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
@@ -826,16 +827,9 @@ void install_properties(GObjectClass *object_class) {
                            GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
           rw_flags()));
   g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Entries each cache keeps (least recently used evicted): sources (EGLImages on GL, "
-          "memfd mappings on the CPU) and destinations (GL). Each pins one buffer, so at most "
-          "capacity x frame size stays allocated per cache. Applies at once: a smaller capacity "
-          "evicts the entries beyond it when set, and holds across caps changes. "
-          "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(), rw_flags()));
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Entries: sources (EGLImages on GL, memfd mappings on the CPU) "
+                                  "and destinations (GL render targets)");
   g_object_class_install_property(
       object_class, PROP_LETTERBOX_SCALE,
       g_param_spec_double("letterbox-scale", "Letterbox scale",

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/buffer_source.hpp"
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
@@ -579,15 +580,8 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   object_class->get_property = gst_ef_upload_get_property;
   object_class->finalize = gst_ef_upload_finalize;
 
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Imports kept at most (least recently used evicted). Each pins one input "
-          "buffer, so at most capacity x frame size stays allocated. Default: "
-          "EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(),
-          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Imports (EGLImages of input buffers)");
   UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 

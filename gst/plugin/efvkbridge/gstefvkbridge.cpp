@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "bridge_state.hpp"
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/pad_templates.hpp"
@@ -532,14 +533,9 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                         "frame). 0: no bound (a producer's pool bounds them)",
                         0, G_MAXUINT, kDefaultMaxHeld,
                         GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
-  g_object_class_install_property(
+  install_cache_capacity_property(
       object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint("cache-capacity", "Cache capacity",
-                        "Imports kept at most per direction (least recently used evicted). Each "
-                        "pins one buffer, so at most capacity x frame size stays allocated. "
-                        "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-                        0, 1u << 20, default_cache_capacity(),
-                        GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
+      "Imports, per direction (input frames as VkImages, output buffers as VkBuffers)");
   g_object_class_install_property(
       object_class, PROP_DEVICE_NAME,
       g_param_spec_string("device-name", "Device name", "The Vulkan device in use", "", ro));
