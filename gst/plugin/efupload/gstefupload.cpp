@@ -107,6 +107,9 @@ const char *decline_text(Decline why) {
   return "unknown";
 }
 
+// Settings (cache-capacity, max-errors) live in the cache and the bad-frame
+// rule, which take them from any thread; the rest is the stream's state,
+// made in set_caps and gl_start and dropped in stop and gl_stop.
 struct UploadState {
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
@@ -518,7 +521,11 @@ void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
+  // The stream's state goes; the next start negotiates afresh.
   s.cache.clear();
+  s.have_caps = false;
+  s.gl_output = false;
+  s.import_disabled = false;
   s.warned = 0;
   s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
