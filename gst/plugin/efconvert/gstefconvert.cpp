@@ -113,7 +113,8 @@ constexpr guint PROP_LETTERBOX_SCALE = 9;
 constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
-constexpr guint PROP_MAX_ERRORS = PROP_FIRST_COUNTER + ConvertStats::kPropertyCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Settings: written by the application thread under ConvertState::lock, copied
 // by the streaming thread once per frame (and at set_caps).

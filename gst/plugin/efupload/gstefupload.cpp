@@ -86,7 +86,8 @@ using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
 constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_MAX_ERRORS = PROP_FIRST_COUNTER + UploadStats::kPropertyCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Why a frame was not imported; each is warned about once.
 enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed, NoDriverSupport };

@@ -51,7 +51,8 @@ constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
 constexpr guint PROP_MAX_HELD = 7;
 constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
-constexpr guint PROP_MAX_ERRORS = PROP_FIRST_COUNTER + BridgeStats::kPropertyCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + BridgeStats::kCount;
+constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 }  // namespace
 
