@@ -13,7 +13,6 @@
 #include <vector>
 
 #include <gst/check/gstcheck.h>
-#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
 #include "efconvert/convert_params.hpp"
@@ -174,57 +173,11 @@ GST_START_TEST(test_directions) {
 }
 GST_END_TEST;
 
-// Through the element: n-threads defaults to 0 (one per online CPU) and,
-// whatever it is set to, a frame comes out as with one thread.
-GST_START_TEST(test_element_n_threads) {
-  GstVideoInfo in, out;
-  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_NV12, 1281, 721);
-  gst_video_info_set_format(&out, GST_VIDEO_FORMAT_RGBP, 641, 640);
-  GstBuffer *frame = gst_buffer_new_allocate(nullptr, in.size, nullptr);
-  GstVideoFrame mapped;
-  fail_unless(gst_video_frame_map(&mapped, &in, frame, GST_MAP_WRITE));
-  ef::test::fill_frame(&mapped, 3);
-  gst_video_frame_unmap(&mapped);
-  GstBuffer *first = nullptr;
-  for (guint threads : {1u, 0u, 3u, 7u}) {
-    GstHarness *h = gst_harness_new("efconvert");
-    guint initial = 99;
-    g_object_get(h->element, "n-threads", &initial, nullptr);
-    fail_unless_equals_int(initial, 0);
-    gst_util_set_object_arg(G_OBJECT(h->element), "backend", "cpu");
-    g_object_set(h->element, "n-threads", threads, nullptr);
-    GstCaps *in_caps = gst_video_info_to_caps(&in);
-    GstCaps *out_caps = gst_video_info_to_caps(&out);
-    gst_harness_set_caps(h, in_caps, out_caps);
-    GstBuffer *got = gst_harness_push_and_pull(h, gst_buffer_ref(frame));
-    fail_unless(got != nullptr, "n-threads %u: no output", threads);
-    guint set = 99;
-    g_object_get(h->element, "n-threads", &set, nullptr);
-    fail_unless_equals_int(set, threads);
-    if (!first) {
-      first = got;
-    } else {
-      GstMapInfo a, b;
-      fail_unless(gst_buffer_map(first, &a, GST_MAP_READ) && gst_buffer_map(got, &b, GST_MAP_READ));
-      fail_unless(a.size == b.size && std::memcmp(a.data, b.data, a.size) == 0,
-                  "n-threads %u: the output differs from n-threads 1", threads);
-      gst_buffer_unmap(first, &a);
-      gst_buffer_unmap(got, &b);
-      gst_buffer_unref(got);
-    }
-    gst_harness_teardown(h);
-  }
-  gst_buffer_unref(first);
-  gst_buffer_unref(frame);
-}
-GST_END_TEST;
-
 static Suite *cpu_bands_suite() {
   Suite *s = suite_create("cpu_bands");
   TCase *tc = tcase_create("general");
   tcase_add_test(tc, test_every_pair_every_geometry);
   tcase_add_test(tc, test_directions);
-  tcase_add_test(tc, test_element_n_threads);
   suite_add_tcase(s, tc);
   return s;
 }
