@@ -64,7 +64,10 @@ class CpuBackend : public ConvertBackend {
       : in_(in),
         out_(out),
         pool_(n_threads ? n_threads : g_get_num_processors()),
-        mappings_(cache_capacity) {}
+        mappings_(cache_capacity) {
+    GST_CAT_INFO(gst_ef_convert_debug, "CPU backend: %u threads convert a frame (n-threads %u)",
+                 pool_.threads(), n_threads);
+  }
 
   const char *name() const override { return "cpu"; }
 

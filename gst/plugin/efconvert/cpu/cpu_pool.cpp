@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace ef::gst::cpu {
@@ -25,8 +26,13 @@ struct Pool::Sync {
 Pool::Pool(unsigned threads) : sync_(std::make_unique<Sync>()) {
   const size_t helpers = threads > 1 ? threads - 1 : 0;
   helpers_.reserve(helpers);
-  for (size_t i = 0; i < helpers; ++i)
-    helpers_.emplace_back([this, i] { serve(i); });
+  // Where the system refuses a thread (limits, memory), the pool is smaller:
+  // fewer bands, the same bytes.
+  try {
+    for (size_t i = 0; i < helpers; ++i)
+      helpers_.emplace_back([this, i] { serve(i); });
+  } catch (const std::system_error &) {
+  }
 }
 
 Pool::~Pool() {

@@ -36,7 +36,8 @@ class JobRef {
 // helpers still inside the round, so a helper that wakes late costs nothing.
 class Pool {
  public:
-  // `threads` counts the caller: threads - 1 helpers (none for 0 or 1).
+  // `threads` counts the caller: threads - 1 helpers (none for 0 or 1), or
+  // as many as the system lets it start.
   explicit Pool(unsigned threads);
   ~Pool();
   Pool(const Pool &) = delete;
