@@ -6,6 +6,8 @@
 #include <chrono>
 #include <mutex>
 
+#define GST_CAT_DEFAULT gst_ef_convert_debug
+
 namespace ef::gst {
 
 namespace {
