@@ -359,6 +359,35 @@ void expect_converted(GstHarness *h, GstBuffer *const (&ring)[4], const GstVideo
   }
 }
 
+// efconvert backend=auto on hardware GL (the renderer's kind forced) and a
+// ring of 4 smooth NV12 memfd frames.
+struct AutoOnHardware {
+  AutoOnHardware(const GstVideoInfo &in_info, const GstVideoInfo &out_info, const char *in_feature)
+      : in(in_info), out(out_info) {
+    g_setenv("EF_GL_RENDERER_KIND", "hardware", TRUE);
+    for (GstBuffer *&b : ring)
+      b = smooth_nv12(in);
+    h = gst_harness_new_parse("efconvert name=conv");
+    gst_harness_set_caps(h, caps_for(in, in_feature), caps_for(out));
+    conv = harness_element(h, "conv");
+  }
+  ~AutoOnHardware() {
+    for (GstBuffer *b : ring)
+      gst_buffer_unref(b);
+    gst_harness_teardown(h);
+  }
+  AutoOnHardware(const AutoOnHardware &) = delete;
+  AutoOnHardware &operator=(const AutoOnHardware &) = delete;
+
+  void push(uint32_t from, uint32_t to) { expect_converted(h, ring, in, out, from, to); }
+  std::string property(const char *name) const { return string_property(conv, name); }
+
+  const GstVideoInfo in, out;
+  GstBuffer *ring[4];
+  GstHarness *h;
+  GstElement *conv;
+};
+
 }  // namespace
 
 // auto on this machine's own renderer: a software rasterizer (llvmpipe) is
@@ -414,28 +443,18 @@ GST_END_TEST;
 // back, which settles it: every later frame runs on the CPU. No frame is
 // lost or wrong, the GL frame counted with the rest.
 GST_START_TEST(test_auto_refused_imports_take_cpu) {
-  g_setenv("EF_GL_RENDERER_KIND", "hardware", TRUE);
-  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
-  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 160, 160);
-  GstBuffer *ring[4];
-  for (uint32_t i = 0; i < 4; ++i)
-    ring[i] = smooth_nv12(in);
-  GstHarness *h = gst_harness_new_parse("efconvert name=conv");
-  gst_harness_set_caps(h, caps_for(in), caps_for(out));
-  GstElement *conv = harness_element(h, "conv");
-  fail_unless(contains(string_property(conv, "backend-reason"), "trial:"));
+  AutoOnHardware run(info_of(GST_VIDEO_FORMAT_NV12, 320, 240),
+                     info_of(GST_VIDEO_FORMAT_RGB, 160, 160), nullptr);
+  fail_unless(contains(run.property("backend-reason"), "trial:"));
   g_refuse_imports = true;
-  expect_converted(h, ring, in, out, 0, 12);
+  run.push(0, 12);
   g_refuse_imports = false;
-  fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), "cpu");
-  const std::string reason = string_property(conv, "backend-reason");
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), "cpu");
+  const std::string reason = run.property("backend-reason");
   fail_unless(contains(reason, "upload and a readback"), "%s", reason.c_str());
-  fail_unless_equals_uint64(stat(conv, "frames"), 12);
-  fail_unless_equals_uint64(stat(conv, "uploads"), 1);
-  fail_unless_equals_uint64(stat(conv, "readbacks"), 1);
-  for (GstBuffer *b : ring)
-    gst_buffer_unref(b);
-  gst_harness_teardown(h);
+  fail_unless_equals_uint64(stat(run.conv, "frames"), 12);
+  fail_unless_equals_uint64(stat(run.conv, "uploads"), 1);
+  fail_unless_equals_uint64(stat(run.conv, "readbacks"), 1);
 }
 GST_END_TEST;
 
@@ -443,21 +462,13 @@ GST_END_TEST;
 // back (rows of 900 bytes): not clear-cut, so both are timed on the first
 // frames and the faster kept; the reason gives the times.
 GST_START_TEST(test_auto_times_both) {
-  g_setenv("EF_GL_RENDERER_KIND", "hardware", TRUE);
-  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 640, 480);
-  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 300, 300);
-  GstBuffer *ring[4];
-  for (uint32_t i = 0; i < 4; ++i)
-    ring[i] = smooth_nv12(in);
-  GstHarness *h = gst_harness_new_parse("efconvert name=conv");
-  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
-  GstElement *conv = harness_element(h, "conv");
-  expect_converted(h, ring, in, out, 0, 2);
-  fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), "gl");
-  fail_unless(contains(string_property(conv, "backend-reason"), "trial:"));
-  expect_converted(h, ring, in, out, 2, 20);
-  const std::string reason = string_property(conv, "backend-reason");
-  const std::string used = string_property(conv, "backend-in-use");
+  AutoOnHardware run(info_of(GST_VIDEO_FORMAT_NV12, 640, 480),
+                     info_of(GST_VIDEO_FORMAT_RGB, 300, 300), GST_CAPS_FEATURE_MEMORY_DMABUF);
+  run.push(0, 2);
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), "gl");
+  fail_unless(contains(run.property("backend-reason"), "trial:"));
+  run.push(2, 20);
+  const std::string reason = run.property("backend-reason");
   fail_unless(contains(reason, "timed 4 frames each") && contains(reason, "destination read back"),
               "%s", reason.c_str());
   // The reason's times name the faster: "cpu X us, gl Y us".
@@ -465,14 +476,11 @@ GST_START_TEST(test_auto_times_both) {
   fail_unless(
       sscanf(reason.c_str() + reason.find("cpu "), "cpu %lf us, gl %lf us", &cpu_us, &gl_us) == 2,
       "%s", reason.c_str());
-  fail_unless_equals_string(used.c_str(), gl_us < cpu_us ? "gl" : "cpu");
-  fail_unless_equals_uint64(stat(conv, "frames"), 20);
-  fail_unless_equals_uint64(stat(conv, "src-misses"), 8);  // 4 imported (GL), 4 mapped (CPU)
-  fail_unless(stat(conv, "readbacks") >= 8, "%lu readbacks",
-              (unsigned long)stat(conv, "readbacks"));
-  for (GstBuffer *b : ring)
-    gst_buffer_unref(b);
-  gst_harness_teardown(h);
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), gl_us < cpu_us ? "gl" : "cpu");
+  fail_unless_equals_uint64(stat(run.conv, "frames"), 20);
+  fail_unless_equals_uint64(stat(run.conv, "src-misses"), 8);  // 4 imported (GL), 4 mapped (CPU)
+  fail_unless(stat(run.conv, "readbacks") >= 8, "%lu readbacks",
+              (unsigned long)stat(run.conv, "readbacks"));
 }
 GST_END_TEST;
 
