@@ -28,18 +28,30 @@ bool says(const Choice &c, const char *text) {
 }  // namespace
 
 GST_START_TEST(test_gl_memory_takes_gl) {
-  for (GlKind gl : {GlKind::Hardware, GlKind::Software})
-    for (unsigned cores : {1u, 16u}) {
-      Machine m = hardware(FrameMemory::Gl, FrameMemory::System, cores);
-      m.gl = gl;
-      fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory in");
-      m.in = FrameMemory::System;
-      m.out = FrameMemory::Gl;
-      fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory out");
-      m.in = FrameMemory::Gl;
-      const Choice c = choose_backend(m);
-      fail_unless(c.pick == Pick::Gl && says(c, "GL memory"), "%s", c.reason.c_str());
-    }
+  for (unsigned cores : {1u, 16u}) {
+    Machine m = hardware(FrameMemory::Gl, FrameMemory::System, cores);
+    Choice c = choose_backend(m);
+    fail_unless(c.pick == Pick::Gl && says(c, "input is GL memory"), "%s", c.reason.c_str());
+    m.out = FrameMemory::Gl;
+    fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory in and out");
+    m.in = FrameMemory::System;
+    c = choose_backend(m);
+    fail_unless(c.pick == Pick::Gl && says(c, "output is GL memory"), "%s", c.reason.c_str());
+    // Only GL makes GL memory, in software too.
+    m.gl = GlKind::Software;
+    fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory out on llvmpipe");
+  }
+}
+GST_END_TEST;
+
+// A software rasterizer's GL memory is read back by a copy in memory: the
+// CPU backend converts GL memory in to system memory out.
+GST_START_TEST(test_gl_input_in_software_takes_cpu) {
+  Machine m = hardware(FrameMemory::Gl, FrameMemory::System, 2);
+  m.gl = GlKind::Software;
+  m.renderer = "llvmpipe (LLVM 15.0.7, 256 bits)";
+  const Choice c = choose_backend(m);
+  fail_unless(c.pick == Pick::Cpu && says(c, "software"), "%s", c.reason.c_str());
 }
 GST_END_TEST;
 
@@ -121,6 +133,7 @@ static Suite *choice_suite() {
   Suite *s = suite_create("backend_choice");
   TCase *tc = tcase_create("decision");
   tcase_add_test(tc, test_gl_memory_takes_gl);
+  tcase_add_test(tc, test_gl_input_in_software_takes_cpu);
   tcase_add_test(tc, test_software_or_no_gl_takes_cpu);
   tcase_add_test(tc, test_copies_both_ways_take_cpu);
   tcase_add_test(tc, test_unclear_cases_are_timed);

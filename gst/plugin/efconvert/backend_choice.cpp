@@ -26,14 +26,16 @@ std::string facts(const Machine &m) {
 Choice choose_backend(const Machine &m) {
   if (m.out == FrameMemory::Gl)
     return {Pick::Gl, "the output is GL memory, which only the GL backend makes"};
+  if (m.gl == GlKind::Software)
+    // A software rasterizer's textures are system memory: reading a GL
+    // input back is a copy in memory, rendering costs more than the CPU pass.
+    return {Pick::Cpu, "GL renders in software (" + m.renderer + "): the CPU backend is faster"};
   if (m.in == FrameMemory::Gl)
     return {Pick::Gl,
             "the input is GL memory: the CPU backend would read every input frame back, the GL "
             "backend at most its smaller output"};
   if (m.gl == GlKind::None)
     return {Pick::Cpu, "no GL: " + m.renderer};
-  if (m.gl == GlKind::Software)
-    return {Pick::Cpu, "GL renders in software (" + m.renderer + "): the CPU backend is faster"};
   // Hardware GL on frames in system or dma-buf memory.
   if (m.src == Import::No && m.dst == Import::No)
     // On a 16-core host with an H200: upload + render + readback 1186 us a
