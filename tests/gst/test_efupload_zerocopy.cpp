@@ -417,6 +417,34 @@ GST_START_TEST(test_output_metas_pooled) {
 }
 GST_END_TEST;
 
+// Uploaded frames (system memory in) come in textures of a GL pool, whose
+// recycled buffers keep the pooled identity meta: each frame's own.
+GST_START_TEST(test_uploaded_outputs_carry_their_identity) {
+  const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA, 30, 17);
+  GstHarness *h = gst_harness_new_parse("efupload name=up");
+  gst_harness_set_caps(h, caps_for(info), caps_for(info, GST_CAPS_FEATURE_MEMORY_GL_MEMORY));
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = system_frame(info, i);
+  for (uint32_t f = 0; f < 12; ++f) {
+    GstBuffer *in = ring[f % 4];
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    GstEfIdentity expected;
+    fail_unless(gst_ef_memory_get_identity(gst_buffer_peek_memory(in, 0), &expected, nullptr));
+    GstEfIdentityMeta *meta = gst_buffer_get_ef_identity_meta(out);
+    fail_unless(meta && meta->n_identities == 1, "frame %u", f);
+    fail_unless(meta->identities[0].id == expected.id, "frame %u: a stale identity", f);
+    fail_unless_equals_int(gst_buffer_get_n_meta(out, GST_EF_IDENTITY_META_API_TYPE), 1);
+    gst_buffer_unref(out);
+  }
+  fail_unless_equals_uint64(stat(harness_element(h, "up"), "uploads"), 12);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *zerocopy_suite() {
   Suite *s = suite_create("efupload_zerocopy");
   TCase *tc = tcase_create("import");
@@ -431,6 +459,7 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_odd_sizes_exact);
   tcase_add_test(tc, test_output_carries_identity);
   tcase_add_test(tc, test_output_metas_pooled);
+  tcase_add_test(tc, test_uploaded_outputs_carry_their_identity);
   tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
   tcase_add_test(tc, test_capacity_smaller_than_ring);
   tcase_add_test(tc, test_feeds_glcolorconvert);
