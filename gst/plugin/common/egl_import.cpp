@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <string>
 
+#include "common/gst_ptr.hpp"
 #include "efupload/output_metas.hpp"
-#include "gst_ptr.hpp"
 
 namespace ef::gst {
 

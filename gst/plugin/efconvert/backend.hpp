@@ -49,6 +49,9 @@ class ConvertBackend {
   // Why backend=auto runs this backend, where the backend itself decided
   // (a timed trial); empty otherwise.
   virtual std::string reason() const { return {}; }
+  // cache-capacity, from the next lookup on: a smaller one evicts the least
+  // recently used entries of every cache now. Any thread.
+  virtual void set_cache_capacity(uint32_t capacity) = 0;
 };
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,

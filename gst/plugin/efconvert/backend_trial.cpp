@@ -52,6 +52,13 @@ class TrialBackend : public ConvertBackend {
     return sum;
   }
 
+  void set_cache_capacity(uint32_t capacity) override {
+    std::lock_guard lock(lock_);
+    for (const auto &b : {cpu_.get(), gl_.get()})
+      if (b)
+        b->set_cache_capacity(capacity);
+  }
+
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                        const ConvertParams &params) override {
     // running_ changes on this (the streaming) thread only.

@@ -15,13 +15,15 @@
 #include <string>
 
 #include "common/buffer_source.hpp"
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
 #include "common/gl_limits.hpp"
-#include "gst_ptr.hpp"
+#include "common/pad_templates.hpp"
+#include "common/gst_ptr.hpp"
 #include "common/shell_pool.hpp"
 #include "common/texture_uploader.hpp"
 #include "common/egl_import.hpp"
@@ -45,42 +47,47 @@ constexpr const char *kSrcCaps =
     ", texture-target = (string) 2D;" EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
         EF_UPLOAD_FORMATS);
 
-enum Counter : guint {
-  kFrames,
-  kImports,
-  kHits,
-  kMisses,
-  kEvictions,
-  kUncached,
-  kRefusals,
-  kDeclines,
-  kUploads,
-  kBytesCopied,
-  kPassthrough,
-  kDropped,
-  kCounterCount,
+struct UploadCounters {
+  enum Counter : guint {
+    kFrames,
+    kImports,
+    kHits,
+    kMisses,
+    kEvictions,
+    kUncached,
+    kRefusals,
+    kDeclines,
+    kUploads,
+    kBytesCopied,
+    kPassthrough,
+    kDropped,
+    kCount,
+  };
+  static constexpr const char *kName = "efupload-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames processed"},
+      {kImports, "imports", "Frames imported into EGL (cache misses that imported)"},
+      {kHits, "hits", "Import cache hits: frames served from an earlier import"},
+      {kMisses, "misses", "Import cache misses"},
+      {kEvictions, "evictions", "Imports evicted from the cache (least recently used)"},
+      {kUncached, "uncached", "Imports used once because nothing could be retained"},
+      {kRefusals, "refusals", "Lookups refused because the identity no longer matched its source"},
+      {kDeclines, "declines",
+       "Frames not imported (system memory, refused or failed import) and uploaded"},
+      {kUploads, "uploads", "Frames copied into pooled textures"},
+      {kBytesCopied, "bytes-copied", "Bytes copied by uploads"},
+      {kPassthrough, "passthrough",
+       "Frames passed on in their own memory because downstream did not take GL "
+       "memory (no upload, no import)"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+  }};
 };
-
-constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
-    {"frames", "Frames processed"},
-    {"imports", "Frames imported into EGL (cache misses that imported)"},
-    {"hits", "Import cache hits: frames served from an earlier import"},
-    {"misses", "Import cache misses"},
-    {"evictions", "Imports evicted from the cache (least recently used)"},
-    {"uncached", "Imports used once because nothing could be retained"},
-    {"refusals", "Lookups refused because the identity no longer matched its source"},
-    {"declines", "Frames not imported (system memory, refused or failed import) and uploaded"},
-    {"uploads", "Frames copied into pooled textures"},
-    {"bytes-copied", "Bytes copied by uploads"},
-    {"passthrough",
-     "Frames passed on in their own memory because downstream did not take GL "
-     "memory (no upload, no import)"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-}};
+using UploadStats = ElementStats<UploadCounters>;
+using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
 constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Why a frame was not imported; each is warned about once.
@@ -102,6 +109,9 @@ const char *decline_text(Decline why) {
   return "unknown";
 }
 
+// Settings (cache-capacity, max-errors) live in the cache and the bad-frame
+// rule, which take them from any thread; the rest is the stream's state,
+// made in set_caps and gl_start and dropped in stop and gl_stop.
 struct UploadState {
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
@@ -117,7 +127,7 @@ struct UploadState {
   bool imported = false;  // the frame in flight was imported (streaming thread)
   uint32_t warned = 0;    // bit per Decline
   FrameErrors errors;
-  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  UploadStats stats;
 };
 
 }  // namespace
@@ -139,8 +149,8 @@ UploadState &state_of(gpointer self) {
   return *GST_EF_UPLOAD(self)->state;
 }
 
-std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
-  auto v = load_counters(s.counters);
+// The counters the cache and the bad-frame rule keep themselves.
+void derive_counters(const UploadState &s, UploadStats::Values &v) {
   ImportCacheStats c = s.cache.stats();
   v[kHits] = c.hits;
   v[kMisses] = c.misses;
@@ -148,11 +158,6 @@ std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
   v[kUncached] = c.uncached;
   v[kRefusals] = c.refusals;
   v[kDropped] = s.errors.dropped();
-  return v;
-}
-
-void count(UploadState &s, Counter c, uint64_t n = 1) {
-  s.counters[c].fetch_add(n, std::memory_order_relaxed);
 }
 
 void release_pools(UploadState &s) {
@@ -225,7 +230,7 @@ void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
 
 void decline(GstEfUpload *self, Decline why, const std::string &detail) {
   UploadState &s = state_of(self);
-  count(s, kDeclines);
+  s.stats.add(kDeclines);
   const uint32_t bit = 1u << unsigned(why);
   if (!(s.warned & bit)) {
     s.warned |= bit;
@@ -281,7 +286,7 @@ GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &lay
     return nullptr;
   }
   if (imported) {
-    count(s, kImports);
+    s.stats.add(kImports);
     GST_DEBUG_OBJECT(self, "imported %s", key->describe().c_str());
   }
   GstBuffer *out = nullptr;
@@ -320,8 +325,8 @@ GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", copied.error().message.c_str()), (nullptr));
     return GST_FLOW_ERROR;
   }
-  count(s, kUploads);
-  count(s, kBytesCopied, s.in_info.size);
+  s.stats.add(kUploads);
+  s.stats.add(kBytesCopied, s.in_info.size);
   return GST_FLOW_OK;
 }
 
@@ -332,14 +337,14 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
                                                   GstBuffer **outbuf) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  count(s, kFrames);
+  s.stats.add(kFrames);
   s.imported = false;
 
   if (!s.gl_output) {
     // Downstream takes the input memory as it is. Only a frame still lacking
     // its identity meta is touched, and only copied (the GstBuffer, not the
     // bytes) when someone else holds it too.
-    count(s, kPassthrough);
+    s.stats.add(kPassthrough);
     if (gst_buffer_get_ef_identity_meta(in)) {
       *outbuf = in;
       return GST_FLOW_OK;
@@ -504,7 +509,11 @@ void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
+  // The stream's state goes; the next start negotiates afresh.
   s.cache.clear();
+  s.have_caps = false;
+  s.gl_output = false;
+  s.import_disabled = false;
   s.warned = 0;
   s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
@@ -512,8 +521,7 @@ gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
 
 gboolean gst_ef_upload_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    auto values = snapshot(state_of(trans));
-    post_stats_message(GST_ELEMENT(trans), "efupload-stats", kCounters, values);
+    state_of(trans).stats.post(GST_ELEMENT(trans));
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
@@ -543,14 +551,8 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efupload-stats", kCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
@@ -573,18 +575,9 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   object_class->get_property = gst_ef_upload_get_property;
   object_class->finalize = gst_ef_upload_finalize;
 
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Imports kept at most (least recently used evicted). Each pins one input "
-          "buffer, so at most capacity x frame size stays allocated. Default: "
-          "EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(),
-          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efupload-stats on EOS)");
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Imports (EGLImages of input buffers)");
+  UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
@@ -613,4 +606,6 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 
 static void gst_ef_upload_init(GstEfUpload *self) {
   self->state = new UploadState();
+  UploadState &s = *self->state;
+  s.stats.derive([&s](UploadStats::Values &v) { derive_counters(s, v); });
 }
