@@ -2,6 +2,7 @@
 // The GL probes of the test support, built only where GstGL is: the tests
 // without GL link none of it.
 #include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
 
 #include "frames.hpp"
 
@@ -29,6 +30,24 @@ bool gl_available(std::string &why) {
     return false;
   gst_object_unref(context);
   return true;
+}
+
+std::string gl_renderer() {
+  std::string why, name;
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return name;
+  gst_gl_context_thread_add(
+      context,
+      [](GstGLContext *ctx, gpointer out) {
+        const auto *r = ctx->gl_vtable->GetString(GL_RENDERER);
+        *static_cast<std::string *>(out) = r ? reinterpret_cast<const char *>(r) : "";
+      },
+      &name);
+  gst_object_unref(context);
+  return name;
 }
 
 bool egl_dmabuf_import_available(std::string &why) {

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include <memory>
+#include <string>
 
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
@@ -25,6 +26,18 @@ struct BackendStats {
   uint64_t uploads = 0, readbacks = 0, declines = 0, refusals = 0;
 };
 
+inline BackendStats operator+(BackendStats a, const BackendStats &b) {
+  a.src_hits += b.src_hits;
+  a.src_misses += b.src_misses;
+  a.dst_hits += b.dst_hits;
+  a.dst_misses += b.dst_misses;
+  a.uploads += b.uploads;
+  a.readbacks += b.readbacks;
+  a.declines += b.declines;
+  a.refusals += b.refusals;
+  return a;
+}
+
 class ConvertBackend {
  public:
   virtual ~ConvertBackend() = default;
@@ -33,6 +46,9 @@ class ConvertBackend {
   virtual Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                                const ConvertParams &params) = 0;
   virtual BackendStats stats() const { return {}; }
+  // Why backend=auto runs this backend, where the backend itself decided
+  // (a timed trial); empty otherwise.
+  virtual std::string reason() const { return {}; }
   // cache-capacity, from the next lookup on: a smaller one evicts the least
   // recently used entries of every cache now. Any thread.
   virtual void set_cache_capacity(uint32_t capacity) = 0;

@@ -6,6 +6,7 @@
 #include <gst/ef/gstef.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <string>
 
 #include "backend.hpp"
+#include "backend_choice.hpp"
+#include "backend_trial.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #include "common/gl_limits.hpp"
@@ -116,6 +119,7 @@ constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
+constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
 
 // Settings: written by the application thread under ConvertState::lock, copied
 // by the streaming thread once per frame (and at set_caps).
@@ -143,6 +147,7 @@ struct ConvertState {
   GstVideoInfo out_info{};
   std::unique_ptr<ConvertBackend> backend;
   BackendStats retired;  // what replaced backends counted
+  std::string reason;    // why this backend, unless it says itself
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif
@@ -170,7 +175,7 @@ GST_ELEMENT_REGISTER_DEFINE(efconvert, "efconvert", GST_RANK_NONE, GST_TYPE_EF_C
 GType gst_ef_convert_backend_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_EF_CONVERT_BACKEND_AUTO, "GL on a hardware GPU, else CPU", "auto"},
+      {GST_EF_CONVERT_BACKEND_AUTO, "The faster for the caps on this machine", "auto"},
       {GST_EF_CONVERT_BACKEND_GL, "One shader pass (GstGL)", "gl"},
       {GST_EF_CONVERT_BACKEND_CPU, "Fused libyuv pass on the CPU", "cpu"},
       {0, nullptr, nullptr},
@@ -201,18 +206,6 @@ ConvertState &state_of(gpointer self) {
 bool is_gl_caps(GstCaps *caps) {
   GstCapsFeatures *f = gst_caps_get_features(caps, 0);
   return f && gst_caps_features_contains(f, "memory:GLMemory");
-}
-
-BackendStats operator+(BackendStats a, const BackendStats &b) {
-  a.src_hits += b.src_hits;
-  a.src_misses += b.src_misses;
-  a.dst_hits += b.dst_hits;
-  a.dst_misses += b.dst_misses;
-  a.uploads += b.uploads;
-  a.readbacks += b.readbacks;
-  a.declines += b.declines;
-  a.refusals += b.refusals;
-  return a;
 }
 
 // The counters the backends and the bad-frame rule keep themselves.
@@ -340,19 +333,30 @@ GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection dir
   return gst_caps_fixate(othercaps);
 }
 
+FrameMemory memory_of(GstCaps *caps) {
+  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
+  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY))
+    return FrameMemory::Gl;
+  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_DMABUF))
+    return FrameMemory::DmaBuf;
+  return FrameMemory::System;
+}
+
+std::unique_ptr<ConvertBackend> chosen(GstEfConvert *self, std::unique_ptr<ConvertBackend> backend,
+                                       const std::string &reason) {
+  GST_INFO_OBJECT(self, "backend %s: %s", backend->name(), reason.c_str());
+  std::lock_guard lock(state_of(self).lock);
+  state_of(self).reason = reason;
+  return backend;
+}
+
 #ifdef EF_HAVE_GSTGL
 // The GL backend, or why not.
-Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st,
-                                                       bool require_hardware) {
+Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st) {
   ConvertState &s = state_of(self);
   auto context = s.gl.ensure(GST_ELEMENT(self));
   if (!context)
     return context.error();
-  if (require_hardware) {
-    const std::string renderer = s.gl.renderer();
-    if (is_software_renderer(renderer))
-      return Error{ENOTSUP, "GL renders in software (" + renderer + ")"};
-  }
   const SizeLimit limit = gl_size_limit(*context);
   for (const GstVideoInfo *info : {&s.in_info, &s.out_info})
     for (gint side : {GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info)})
@@ -361,39 +365,69 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const
                                 std::to_string(limit.max_side)};
   return make_gl_backend(GST_ELEMENT(self), *context, s.in_info, s.out_info, st.cache_capacity);
 }
+
+// This machine as backend=auto sees it for these caps. EF_GL_RENDERER_KIND
+// (hardware, software) overrides what the renderer's name says.
+Machine describe_machine(GstEfConvert *self, const Settings &st, GstCaps *incaps,
+                         GstCaps *outcaps) {
+  Machine m;
+  m.in = memory_of(incaps);
+  m.out = memory_of(outcaps);
+  // The cores the CPU backend will use: n-threads caps them.
+  const guint online = std::max(1u, g_get_num_processors());
+  m.cores = st.n_threads == 0 ? online : std::min(st.n_threads, online);
+  auto context = state_of(self).gl.ensure(GST_ELEMENT(self));
+  if (!context) {
+    m.renderer = context.error().message;
+    return m;
+  }
+  m.renderer = state_of(self).gl.renderer();
+  m.gl = gl_kind_of(m.renderer, g_getenv("EF_GL_RENDERER_KIND"));
+  return m;
+}
 #endif
 
-// auto: GL where the frames already are in GL or GL runs on hardware, the
-// CPU where GL is a software rasterizer or missing. Logs which and why.
-std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Settings &st,
-                                               GstCaps *incaps, GstCaps *outcaps) {
+// The backend for these caps: the one asked for, else what the frame path
+// costs on this machine says (backend_choice), timing both where that is
+// not clear-cut (backend_trial). Logs which and why.
+std::unique_ptr<ConvertBackend> make_backend(GstEfConvert *self, const Settings &st,
+                                             GstCaps *incaps, GstCaps *outcaps) {
   ConvertState &s = state_of(self);
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU && is_gl_caps(outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("backend=cpu cannot output GL memory"),
                       ("use backend=gl or auto"));
     return nullptr;
   }
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
-    GST_INFO_OBJECT(self, "backend cpu: asked for");
-    return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads);
-  }
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU)
+    return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                  "asked for");
 #ifdef EF_HAVE_GSTGL
-  const bool gl_frames = is_gl_caps(incaps) || is_gl_caps(outcaps);
-  const bool must_gl = st.backend == GST_EF_CONVERT_BACKEND_GL || gl_frames;
-  auto gl = try_gl_backend(self, st, !must_gl);
-  if (gl) {
-    GST_INFO_OBJECT(self, "backend gl: %s",
-                    st.backend == GST_EF_CONVERT_BACKEND_GL
-                        ? "asked for"
-                        : (gl_frames ? "the frames are GL memory" : "GL runs on hardware"));
-    return std::move(gl).value();
-  }
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
+    auto gl = try_gl_backend(self, st);
+    if (gl)
+      return chosen(self, std::move(gl).value(), "asked for");
     GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
                       ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
     return nullptr;
   }
-  GST_INFO_OBJECT(self, "backend cpu: %s", gl.error().message.c_str());
+  const Machine machine = describe_machine(self, st, incaps, outcaps);
+  Choice choice = choose_backend(machine);
+  if (choice.pick != Pick::Cpu) {
+    auto gl = try_gl_backend(self, st);
+    if (gl && choice.pick == Pick::Gl)
+      return chosen(self, std::move(gl).value(), choice.reason);
+    if (gl) {
+      std::lock_guard lock(s.lock);
+      s.reason.clear();  // the trial says why
+      return make_trial_backend(
+          GST_ELEMENT(self),
+          make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+          std::move(gl).value(), machine, choice.reason);
+    }
+    choice.reason = "the GL backend is not available: " + gl.error().message;
+  }
+  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                choice.reason);
 #else
   (void)incaps;
   (void)outcaps;
@@ -401,9 +435,9 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
     GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"), (nullptr));
     return nullptr;
   }
-  GST_INFO_OBJECT(self, "backend cpu: built without GstGL");
+  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                "built without GstGL");
 #endif
-  return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads);
 }
 
 // The largest frame the backend that must run can take: the GL context's
@@ -439,7 +473,7 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     return FALSE;
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
-  auto backend = choose_backend(self, settings, incaps, outcaps);
+  auto backend = make_backend(self, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
@@ -747,6 +781,11 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     case PROP_BACKEND_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->name() : "none");
       break;
+    case PROP_BACKEND_REASON: {
+      const std::string own = s.backend ? s.backend->reason() : std::string();
+      g_value_set_string(value, !s.backend ? "" : own.empty() ? s.reason.c_str() : own.c_str());
+      break;
+    }
     case PROP_METHOD:
       g_value_set_enum(value, st.method);
       break;
@@ -803,8 +842,10 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_BACKEND,
       g_param_spec_enum(
           "backend", "Backend",
-          "Where conversions run. auto picks GL on a hardware GPU and the CPU where "
-          "GL is a software rasterizer (llvmpipe, softpipe) or missing",
+          "Where conversions run. auto decides per caps from what a frame costs: GL for GL "
+          "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
+          "or would upload and read back every frame, else the faster of both timed on the "
+          "first frames (backend-reason says why)",
           GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property(
@@ -812,6 +853,12 @@ void install_properties(GObjectClass *object_class) {
       g_param_spec_string("backend-in-use", "Backend in use",
                           "The backend chosen for the current caps (gl, cpu, or none)", "none",
                           ro_flags()));
+  g_object_class_install_property(
+      object_class, PROP_BACKEND_REASON,
+      g_param_spec_string("backend-reason", "Backend reason",
+                          "Why backend-in-use runs: asked for, or what auto found (while auto "
+                          "times both backends, it begins with \"trial:\")",
+                          "", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_METHOD,
       g_param_spec_enum("method", "Method", "Scaling filter", GST_TYPE_EF_CONVERT_METHOD,

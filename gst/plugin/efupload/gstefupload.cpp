@@ -27,6 +27,7 @@
 #include "common/shell_pool.hpp"
 #include "common/texture_uploader.hpp"
 #include "common/egl_import.hpp"
+#include "output_metas.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
 #define GST_CAT_DEFAULT gst_ef_upload_debug
@@ -214,9 +215,9 @@ GstCaps *caps_towards_sink(GstCaps *caps, const DrmSupport &drm) {
 // The identities of the source bytes, carried on every output frame: the
 // input's own meta when upstream attached one, else derived from its memories.
 void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
-  if (gst_buffer_get_ef_identity_meta(out))
-    return;  // copied along with memories it still describes
   if (out == in) {
+    if (gst_buffer_get_ef_identity_meta(out))
+      return;  // copied along with memories it still describes
     GError *raw = nullptr;
     if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
       ErrorPtr error(raw);
@@ -224,21 +225,7 @@ void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
     }
     return;
   }
-  GstEfIdentity ids[GST_EF_IDENTITY_META_MAX];
-  guint n = 0;
-  if (GstEfIdentityMeta *upstream = gst_buffer_get_ef_identity_meta(in)) {
-    n = upstream->n_identities;
-    std::copy_n(upstream->identities, n, ids);
-  } else {
-    n = std::min(gst_buffer_n_memory(in), guint(GST_EF_IDENTITY_META_MAX));
-    for (guint i = 0; i < n; ++i)
-      if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(in, i), &ids[i], nullptr))
-        return;
-  }
-  auto *m = reinterpret_cast<GstEfIdentityMeta *>(
-      gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
-  m->n_identities = n;
-  std::copy_n(ids, n, m->identities);
+  put_identity_meta(out, in);
 }
 
 void decline(GstEfUpload *self, Decline why, const std::string &detail) {
@@ -310,7 +297,7 @@ GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &lay
   got->import->attach_to(out);
   // The texture shows the input's bytes: keep the input (and so its pool
   // slot) alive until downstream is done with the output.
-  gst_buffer_add_parent_buffer_meta(out, in);
+  put_parent_meta(out, in);
   return out;
 }
 
