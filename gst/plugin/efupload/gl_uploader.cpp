@@ -11,11 +11,9 @@ namespace ef::gst {
 
 namespace {
 
+// Imports take fd memory, as DeclineTexts say by default.
 constexpr DeclineTexts kTexts{
-    .what = "input",
     .heading = "Copying frames into textures instead of importing them",
-    .system_memory = "input is not fd-backed memory",
-    .system_memory_detail = "memory is not a dma-buf or memfd",
     .import_failed = "the EGL import failed",
     .no_driver_support = "the EGL display cannot import dma-bufs",
 };

@@ -15,7 +15,6 @@ GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
 namespace ef::gst {
 
 const DeclineTexts kIntoVulkanDeclines{
-    .what = "input",
     .heading = "Copying frames into Vulkan instead of importing them",
     .system_memory = "input is neither fd-backed nor page-aligned system memory",
     .system_memory_detail = "memory is neither a dma-buf or memfd nor page-aligned system memory",
