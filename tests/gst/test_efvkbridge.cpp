@@ -241,7 +241,13 @@ GST_START_TEST(test_aligned_system_memory_imports) {
     b = gst_buffer_new_allocate(nullptr, info.size, &params);
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     GstBuffer *frame = ring[seed % 2];
+    // The bridge gives the frame back from its release thread once the out
+    // bridge armed its gate: soon, not at once (a loaded machine delays it).
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!gst_buffer_is_writable(frame) && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     GstVideoFrame vf;
+    fail_unless(gst_buffer_is_writable(frame), "the bridge still holds frame %u", seed);
     fail_unless(gst_video_frame_map(&vf, &info, frame, GST_MAP_WRITE));
     fill_frame(&vf, seed);
     gst_video_frame_unmap(&vf);
