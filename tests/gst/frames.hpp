@@ -55,7 +55,7 @@ GstCaps *caps_for(const GstVideoInfo &info, const char *feature = nullptr);
 bool video_info_of(GstCaps *caps, GstVideoInfo *info);
 
 // Whether a GstGLContext can be made here, and whether it imports dma-bufs;
-// `why` says what is missing.
+// `why` says what is missing. In gl_probes.cpp: GL builds only.
 bool gl_available(std::string &why);
 bool egl_dmabuf_import_available(std::string &why);
 

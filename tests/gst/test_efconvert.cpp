@@ -53,6 +53,18 @@ const guint8 *pixel(GstVideoFrame *f, int x, int y) {
          y * GST_VIDEO_FRAME_PLANE_STRIDE(f, 0) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(f, 0);
 }
 
+// Pushes `frames` frames of a ring of 4 RGBA memfd frames (frame i carries
+// pattern i) through a 1:1 efconvert, each checked exactly.
+void push_ring(GstHarness *h, GstBuffer *const (&ring)[4], const GstVideoInfo &in, int frames) {
+  for (int f = 0; f < frames; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    std::string bad = check_buffer(out, in, uint32_t(f % 4));  // RGBA 1:1 is exact
+    fail_unless(bad.empty(), "frame %d: %s", f, bad.c_str());
+    gst_buffer_unref(out);
+  }
+}
+
 }  // namespace
 
 // 1920x1080 into 640x640: content 640x360 at y = 140, borders exactly the
@@ -248,16 +260,37 @@ GST_START_TEST(test_cpu_maps_ring_once) {
   GstBuffer *ring[4];
   for (uint32_t i = 0; i < 4; ++i)
     ring[i] = memfd_frame(in, i);
-  for (int f = 0; f < 20; ++f) {
-    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull(h);
-    std::string bad = check_buffer(out, in, uint32_t(f % 4));  // RGBA 1:1 is exact
-    fail_unless(bad.empty(), "frame %d: %s", f, bad.c_str());
-    gst_buffer_unref(out);
-  }
+  push_ring(h, ring, in, 20);
   GstElement *conv = harness_element(h, "conv");
   fail_unless_equals_uint64(stat(conv, "src-misses"), 4);
   fail_unless_equals_uint64(stat(conv, "src-hits"), 16);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// cache-capacity applies at once, as in efupload and efvkbridge: lowered
+// while streaming, the cached mappings beyond it go now, not at the next
+// caps, and a ring larger than the cache misses every frame.
+GST_START_TEST(test_cache_capacity_applies_at_once) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 32, 32);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(in));
+  GstElement *conv = harness_element(h, "conv");
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = memfd_frame(in, i);
+  push_ring(h, ring, in, 8);
+  fail_unless_equals_uint64(stat(conv, "src-misses"), 4);
+  fail_unless_equals_uint64(stat(conv, "src-hits"), 4);
+  g_object_set(conv, "cache-capacity", 1u, nullptr);
+  guint capacity = 0;
+  g_object_get(conv, "cache-capacity", &capacity, nullptr);
+  fail_unless_equals_int(capacity, 1);
+  push_ring(h, ring, in, 8);
+  fail_unless_equals_uint64(stat(conv, "src-misses"), 12);
+  fail_unless_equals_uint64(stat(conv, "src-hits"), 4);
   for (GstBuffer *b : ring)
     gst_buffer_unref(b);
   gst_harness_teardown(h);
@@ -542,6 +575,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_output_is_fd_backed_and_identified);
   tcase_add_test(tc, test_destination_recycling);
   tcase_add_test(tc, test_cpu_maps_ring_once);
+  tcase_add_test(tc, test_cache_capacity_applies_at_once);
   tcase_add_test(tc, test_stats_on_eos);
   tcase_add_test(tc, test_zero_size_crop);
   tcase_add_test(tc, test_crop_outside_frame);

@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <string>
 
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace ef::gst {
 

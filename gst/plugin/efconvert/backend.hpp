@@ -33,6 +33,9 @@ class ConvertBackend {
   virtual Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                                const ConvertParams &params) = 0;
   virtual BackendStats stats() const { return {}; }
+  // cache-capacity, from the next lookup on: a smaller one evicts the least
+  // recently used entries of every cache now. Any thread.
+  virtual void set_cache_capacity(uint32_t capacity) = 0;
 };
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,

@@ -18,16 +18,18 @@
 #include "common/gl_limits.hpp"
 #include "common/gl_pool.hpp"
 #endif
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
 #include "convert_params.hpp"
 #include "cpu/cpu_converter.hpp"
 #include "ef/import_cache.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -67,32 +69,37 @@ const DrmSupport &drm_out() {
   return support;
 }
 
-enum Counter : guint {
-  kFrames,
-  kSrcHits,
-  kSrcMisses,
-  kDstHits,
-  kDstMisses,
-  kUploads,
-  kReadbacks,
-  kDeclines,
-  kRefusals,
-  kDropped,
-  kCounterCount,
+struct ConvertCounters {
+  enum Counter : guint {
+    kFrames,
+    kSrcHits,
+    kSrcMisses,
+    kDstHits,
+    kDstMisses,
+    kUploads,
+    kReadbacks,
+    kDeclines,
+    kRefusals,
+    kDropped,
+    kCount,
+  };
+  static constexpr const char *kName = "efconvert-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames converted"},
+      {kSrcHits, "src-hits",
+       "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
+      {kSrcMisses, "src-misses", "Sources imported (GL) or mapped (CPU) anew"},
+      {kDstHits, "dst-hits", "Destination render targets served from the cache (GL backend)"},
+      {kDstMisses, "dst-misses", "Destination render targets imported (GL backend)"},
+      {kUploads, "uploads", "Frames copied into textures because they could not be imported"},
+      {kReadbacks, "readbacks", "Frames read back from the GPU into plain system memory"},
+      {kDeclines, "declines", "Frames not imported (system memory, refused or failed import)"},
+      {kRefusals, "refusals", "Cache lookups refused because an identity no longer matched"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+  }};
 };
-
-constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
-    {"frames", "Frames converted"},
-    {"src-hits", "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
-    {"src-misses", "Sources imported (GL) or mapped (CPU) anew"},
-    {"dst-hits", "Destination render targets served from the cache (GL backend)"},
-    {"dst-misses", "Destination render targets imported (GL backend)"},
-    {"uploads", "Frames copied into textures because they could not be imported"},
-    {"readbacks", "Frames read back from the GPU into plain system memory"},
-    {"declines", "Frames not imported (system memory, refused or failed import)"},
-    {"refusals", "Cache lookups refused because an identity no longer matched"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-}};
+using ConvertStats = ElementStats<ConvertCounters>;
+using enum ConvertCounters::Counter;
 
 constexpr guint PROP_BACKEND = 1;
 constexpr guint PROP_BACKEND_IN_USE = 2;
@@ -106,10 +113,11 @@ constexpr guint PROP_LETTERBOX_SCALE = 9;
 constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
-// Settings: written by the application thread, read by the streaming thread.
+// Settings: written by the application thread under ConvertState::lock, copied
+// by the streaming thread once per frame (and at set_caps).
 struct Settings {
   GstEfConvertBackend backend = GST_EF_CONVERT_BACKEND_AUTO;
   GstEfConvertMethod method = GST_EF_CONVERT_METHOD_BILINEAR;
@@ -121,19 +129,23 @@ struct Settings {
   guint cache_capacity = default_cache_capacity();
 };
 
+// Split the way gst-plugins-rs elements are: settings under a lock, copied
+// once per frame; the stream's state (caps, backend) made in set_caps and
+// dropped in stop; statistics readable from any thread.
 struct ConvertState {
-  std::mutex lock;  // guards settings and the last plan
+  std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
+  // Stream state: written by set_caps, read by the streaming thread.
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
-  std::unique_ptr<ConvertBackend> backend;  // streaming thread
-  BackendStats retired;                     // what replaced backends counted
+  std::unique_ptr<ConvertBackend> backend;
+  BackendStats retired;  // what replaced backends counted
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif
   FrameErrors errors;
-  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  ConvertStats stats;
 };
 
 }  // namespace
@@ -189,10 +201,6 @@ bool is_gl_caps(GstCaps *caps) {
   return f && gst_caps_features_contains(f, "memory:GLMemory");
 }
 
-void count(ConvertState &s, Counter c, uint64_t n = 1) {
-  s.counters[c].fetch_add(n, std::memory_order_relaxed);
-}
-
 BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.src_hits += b.src_hits;
   a.src_misses += b.src_misses;
@@ -205,8 +213,8 @@ BackendStats operator+(BackendStats a, const BackendStats &b) {
   return a;
 }
 
-std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
-  auto v = load_counters(s.counters);
+// The counters the backends and the bad-frame rule keep themselves.
+void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   BackendStats b;
   {
     std::lock_guard lock(s.lock);
@@ -221,7 +229,6 @@ std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
   v[kDeclines] = b.declines;
   v[kRefusals] = b.refusals;
   v[kDropped] = s.errors.dropped();
-  return v;
 }
 
 // Replaces the backend, keeping what the old one counted.
@@ -234,6 +241,11 @@ void replace_backend(ConvertState &s, std::unique_ptr<ConvertBackend> next) {
     old = std::move(s.backend);
     s.backend = std::move(next);
   }
+}
+
+Settings copy_settings(ConvertState &s) {
+  std::lock_guard lock(s.lock);
+  return s.settings;
 }
 
 GstVideoOrientationMethod effective_direction(const Settings &settings) {
@@ -414,11 +426,7 @@ SizeLimit size_limit(GstEfConvert *self, const Settings &st, GstCaps *incaps, Gs
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  Settings settings;
-  {
-    std::lock_guard lock(s.lock);
-    settings = s.settings;
-  }
+  const Settings settings = copy_settings(s);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
@@ -551,10 +559,7 @@ GstVideoRectangle frame_crop(GstBuffer *in, const GstVideoInfo &info, const Sett
   return crop;
 }
 
-Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
-  ConvertState &s = state_of(self);
-  std::lock_guard lock(s.lock);
-  const Settings &settings = s.settings;
+Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
   auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
                               frame_crop(in, s.in_info, settings),
                               GST_VIDEO_INFO_WIDTH(&s.out_info), GST_VIDEO_INFO_HEIGHT(&s.out_info),
@@ -567,6 +572,7 @@ Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
   plan->fill = {uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c), uint8_t(c >> 24)};
   plan->matrix = s.in_info.colorimetry.matrix;
   plan->range = s.in_info.colorimetry.range;
+  std::lock_guard lock(s.lock);
   s.last_plan = *plan;
   return plan;
 }
@@ -579,7 +585,8 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
-  auto params = plan_frame(self, in);
+  const Settings settings = copy_settings(s);  // once per frame
+  auto params = plan_frame(s, in, settings);
   if (!params)
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
                         "Invalid crop: " + params.error().message);
@@ -589,7 +596,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                         "Conversion failed: " + done.error().message,
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
-  count(s, kFrames);
+  s.stats.add(kFrames);
   gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
   GError *raw = nullptr;
   if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
@@ -610,8 +617,7 @@ gboolean gst_ef_convert_transform_meta(GstBaseTransform *, GstBuffer *, GstMeta 
 gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   ConvertState &s = state_of(trans);
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    auto values = snapshot(s);
-    post_stats_message(GST_ELEMENT(trans), "efconvert-stats", kCounters, values);
+    s.stats.post(GST_ELEMENT(trans));
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
     GstTagList *tags;
     gst_event_parse_tag(event, &tags);
@@ -703,6 +709,8 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         break;
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
+        if (s.backend)
+          s.backend->set_cache_capacity(st.cache_capacity);
         break;
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
@@ -722,14 +730,8 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efconvert-stats", kCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   std::lock_guard lock(s.lock);
   const Settings &st = s.settings;
   const ConvertParams &plan = s.last_plan;
@@ -826,14 +828,9 @@ void install_properties(GObjectClass *object_class) {
                            GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
           rw_flags()));
   g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Entries each cache keeps: sources (EGLImages on GL, memfd mappings on the CPU) and "
-          "destinations (GL); applied when caps are next set. "
-          "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(), rw_flags()));
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Entries: sources (EGLImages on GL, memfd mappings on the CPU) "
+                                  "and destinations (GL render targets)");
   g_object_class_install_property(
       object_class, PROP_LETTERBOX_SCALE,
       g_param_spec_double("letterbox-scale", "Letterbox scale",
@@ -847,9 +844,7 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_LETTERBOX_Y,
       g_param_spec_int("letterbox-y", "Letterbox y", "Top border of the last frame, in pixels", 0,
                        G_MAXINT, 0, ro_flags()));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efconvert-stats on EOS)");
+  ConvertStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 }
 
@@ -891,4 +886,6 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 
 static void gst_ef_convert_init(GstEfConvert *self) {
   self->state = new ConvertState();
+  ConvertState &s = *self->state;
+  s.stats.derive([&s](ConvertStats::Values &v) { derive_counters(s, v); });
 }

@@ -50,6 +50,7 @@ void GlUploader::set_caps(const GstVideoInfo &in, uint64_t modifier) {
 
 void GlUploader::new_stream() {
   cache_.clear();
+  importer_.switch_on();
   importer_.declines().reset();
 }
 
@@ -64,9 +65,9 @@ GstFlowReturn GlUploader::upload(GstGLContext *context, GstBuffer *in, FrameErro
   return *out ? GST_FLOW_OK : copy(context, in, errors, out);
 }
 
-UploadStats GlUploader::stats() const {
-  return UploadStats{imports_.load(), importer_.declines().count(), uploads_.load(),
-                     bytes_copied_.load(), cache_.stats()};
+GlUploadStats GlUploader::stats() const {
+  return GlUploadStats{imports_.load(), importer_.declines().count(), uploads_.load(),
+                       bytes_copied_.load(), cache_.stats()};
 }
 
 // The zero-copy path. nullptr when the frame is declined (already counted).

@@ -20,7 +20,7 @@
 
 namespace ef::gst {
 
-struct UploadStats {
+struct GlUploadStats {
   uint64_t imports = 0, declines = 0, uploads = 0, bytes_copied = 0;
   ImportCacheStats cache;
 };
@@ -40,7 +40,8 @@ class GlUploader {
   // New input caps: what was made for the old ones goes, and the driver is
   // asked again.
   void set_caps(const GstVideoInfo &in, uint64_t modifier);
-  // A new stream: no import kept, each decline reason warned about again.
+  // A new stream: no import kept, the driver asked again, each decline
+  // reason warned about again.
   void new_stream();
 
   // `in` as GL memory: its import, else an upload. A bad frame is refused
@@ -48,7 +49,7 @@ class GlUploader {
   GstFlowReturn upload(GstGLContext *context, GstBuffer *in, FrameErrors &errors, GstBuffer **out);
 
   ImportCache<EglImport> &cache() { return cache_; }
-  UploadStats stats() const;
+  GlUploadStats stats() const;
 
  private:
   GstBuffer *import(GstGLContext *context, GstBuffer *in, const FrameLayout &layout);

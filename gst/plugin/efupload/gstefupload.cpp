@@ -13,13 +13,15 @@
 #include <atomic>
 #include <string>
 
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/gl_limits.hpp"
+#include "common/gst_ptr.hpp"
+#include "common/pad_templates.hpp"
 #include "gl_uploader.hpp"
-#include "gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
 #define GST_CAT_DEFAULT gst_ef_upload_debug
@@ -39,44 +41,52 @@ constexpr const char *kSrcCaps =
     ", texture-target = (string) 2D;" EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
         EF_UPLOAD_FORMATS);
 
-enum Counter : guint {
-  kFrames,
-  kImports,
-  kHits,
-  kMisses,
-  kEvictions,
-  kUncached,
-  kRefusals,
-  kDeclines,
-  kUploads,
-  kBytesCopied,
-  kPassthrough,
-  kDropped,
-  kCounterCount,
+struct UploadCounters {
+  enum Counter : guint {
+    kFrames,
+    kImports,
+    kHits,
+    kMisses,
+    kEvictions,
+    kUncached,
+    kRefusals,
+    kDeclines,
+    kUploads,
+    kBytesCopied,
+    kPassthrough,
+    kDropped,
+    kCount,
+  };
+  static constexpr const char *kName = "efupload-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames processed"},
+      {kImports, "imports", "Frames imported into EGL (cache misses that imported)"},
+      {kHits, "hits", "Import cache hits: frames served from an earlier import"},
+      {kMisses, "misses", "Import cache misses"},
+      {kEvictions, "evictions", "Imports evicted from the cache (least recently used)"},
+      {kUncached, "uncached", "Imports used once because nothing could be retained"},
+      {kRefusals, "refusals", "Lookups refused because the identity no longer matched its source"},
+      {kDeclines, "declines",
+       "Frames not imported (system memory, refused or failed import) and uploaded"},
+      {kUploads, "uploads", "Frames copied into pooled textures"},
+      {kBytesCopied, "bytes-copied", "Bytes copied by uploads"},
+      {kPassthrough, "passthrough",
+       "Frames passed on in their own memory because downstream did not take GL "
+       "memory (no upload, no import)"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+  }};
 };
-
-constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
-    {"frames", "Frames processed"},
-    {"imports", "Frames imported into EGL (cache misses that imported)"},
-    {"hits", "Import cache hits: frames served from an earlier import"},
-    {"misses", "Import cache misses"},
-    {"evictions", "Imports evicted from the cache (least recently used)"},
-    {"uncached", "Imports used once because nothing could be retained"},
-    {"refusals", "Lookups refused because the identity no longer matched its source"},
-    {"declines", "Frames not imported (system memory, refused or failed import) and uploaded"},
-    {"uploads", "Frames copied into pooled textures"},
-    {"bytes-copied", "Bytes copied by uploads"},
-    {"passthrough",
-     "Frames passed on in their own memory because downstream did not take GL "
-     "memory (no upload, no import)"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-}};
+using UploadStats = ElementStats<UploadCounters>;
+using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
 constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
+// Settings (cache-capacity, max-errors) live in the cache and the bad-frame
+// rule, which take them from any thread; the rest is the stream's state,
+// made in set_caps and gl_start and dropped in stop and gl_stop.
 struct UploadState {
   explicit UploadState(GstElement *element) : gl(element, gst_ef_upload_debug) {}
 
@@ -88,7 +98,7 @@ struct UploadState {
   bool gl_output = false;
   GlUploader gl;  // the GL output: imports, else uploads
   FrameErrors errors;
-  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  UploadStats stats;
 };
 
 }  // namespace
@@ -110,9 +120,9 @@ UploadState &state_of(gpointer self) {
   return *GST_EF_UPLOAD(self)->state;
 }
 
-std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
-  auto v = load_counters(s.counters);
-  const UploadStats u = s.gl.stats();
+// The counters the cache and the bad-frame rule keep themselves.
+void derive_counters(const UploadState &s, UploadStats::Values &v) {
+  const GlUploadStats u = s.gl.stats();
   v[kImports] = u.imports;
   v[kDeclines] = u.declines;
   v[kUploads] = u.uploads;
@@ -123,11 +133,6 @@ std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
   v[kUncached] = u.cache.uncached;
   v[kRefusals] = u.cache.refusals;
   v[kDropped] = s.errors.dropped();
-  return v;
-}
-
-void count(UploadState &s, Counter c, uint64_t n = 1) {
-  s.counters[c].fetch_add(n, std::memory_order_relaxed);
 }
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
@@ -209,13 +214,13 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
                                                   GstBuffer **outbuf) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  count(s, kFrames);
+  s.stats.add(kFrames);
 
   if (!s.gl_output) {
     // Downstream takes the input memory as it is. Only a frame still lacking
     // its identity meta is touched, and only copied (the GstBuffer, not the
     // bytes) when someone else holds it too.
-    count(s, kPassthrough);
+    s.stats.add(kPassthrough);
     if (gst_buffer_get_ef_identity_meta(in)) {
       *outbuf = in;
       return GST_FLOW_OK;
@@ -355,15 +360,17 @@ void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
+  // The stream's state goes; the next start negotiates afresh.
   s.gl.new_stream();
+  s.have_caps = false;
+  s.gl_output = false;
   s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
 }
 
 gboolean gst_ef_upload_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    auto values = snapshot(state_of(trans));
-    post_stats_message(GST_ELEMENT(trans), "efupload-stats", kCounters, values);
+    state_of(trans).stats.post(GST_ELEMENT(trans));
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
@@ -393,14 +400,8 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efupload-stats", kCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
@@ -422,18 +423,9 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   object_class->get_property = gst_ef_upload_get_property;
   object_class->finalize = gst_ef_upload_finalize;
 
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Imports kept at most (least recently used evicted). Each pins one input "
-          "buffer, so at most capacity x frame size stays allocated. Default: "
-          "EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(),
-          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efupload-stats on EOS)");
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Imports (EGLImages of input buffers)");
+  UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
@@ -462,4 +454,6 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 
 static void gst_ef_upload_init(GstEfUpload *self) {
   self->state = new UploadState(GST_ELEMENT(self));
+  UploadState &s = *self->state;
+  s.stats.derive([&s](UploadStats::Values &v) { derive_counters(s, v); });
 }

@@ -85,11 +85,11 @@ ImportCache<vk::ImportedFrame>::Handle import_frame(GstElement *element, BridgeS
       [&] { return vk::ImportedFrame::create(s.device, in, layout, *s.format, kGpuTimeoutNs); },
       checks);
   if (!got.import) {
-    s.count(kDeclines);
+    s.stats.add(kDeclines);
     return nullptr;
   }
   if (got.imported) {
-    s.count(kImports);
+    s.stats.add(kImports);
     GST_DEBUG_OBJECT(element, "imported %s by %s", got.key.describe().c_str(),
                      vk::import_path_name(got.import->path()));
   }
@@ -120,8 +120,8 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, uin
     return GST_FLOW_ERROR;
   }
   if (use->timed_out) {
-    s.count(kGateTimeouts);
-    if (s.counters[kGateTimeouts].load() > kTimeoutWarnings)
+    s.stats.add(kGateTimeouts);
+    if (s.stats.get(kGateTimeouts) > kTimeoutWarnings)
       GST_WARNING_OBJECT(element, "staging slot %u reused without a release", use->slot);
     else
       GST_ELEMENT_WARNING(element, RESOURCE, BUSY,
@@ -130,8 +130,8 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, uin
                            use->slot),
                           ("%s", describe_frame(in, number).c_str()));
   }
-  s.count(kCopies);
-  s.count(kBytesCopied, s.in_info.size);
+  s.stats.add(kCopies);
+  s.stats.add(kBytesCopied, s.in_info.size);
   attach_images(s, out, *use->planes, use->release, use->anchor, 0);
   std::lock_guard l(s.lock);
   s.last_path = "copy";
@@ -152,7 +152,7 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   *out = gst_buffer_is_writable(in) ? in : gst_buffer_copy(in);
   // Before the import: a frame waiting here pins nothing yet.
   if (s.held->wait_for_room(s.max_held()))
-    s.count(kHeldWaits);
+    s.stats.add(kHeldWaits);
   auto import = import_frame(element, s, in, *layout);
   if (!import)
     return copy_frame(element, s, in, number, *out);
@@ -161,7 +161,7 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
                 import->path() == vk::ImportPath::DmaBuf ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
   // The producer's slot stays taken until the application is done with it.
   s.held->hold(in, release, number, s.release_timeout());
-  s.raise(kHeldPeak, s.held->held());
+  s.stats.raise(kHeldPeak, s.held->held());
   std::lock_guard l(s.lock);
   s.last_path = vk::import_path_name(import->path());
   return GST_FLOW_OK;

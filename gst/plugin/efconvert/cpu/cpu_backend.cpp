@@ -65,6 +65,8 @@ class CpuBackend : public ConvertBackend {
 
   const char *name() const override { return "cpu"; }
 
+  void set_cache_capacity(uint32_t capacity) override { mappings_.set_capacity(capacity); }
+
   BackendStats stats() const override {
     ImportCacheStats c = mappings_.stats();
     BackendStats s;

@@ -23,7 +23,7 @@
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
 #include "gl_layout.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
@@ -181,6 +181,11 @@ class GlBackend : public ConvertBackend {
   }
 
   const char *name() const override { return "gl"; }
+
+  void set_cache_capacity(uint32_t capacity) override {
+    src_cache_.set_capacity(capacity);
+    dst_cache_.set_capacity(capacity);
+  }
 
   BackendStats stats() const override {
     BackendStats s;
