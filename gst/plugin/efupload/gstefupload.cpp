@@ -120,7 +120,8 @@ UploadState &state_of(gpointer self) {
   return *GST_EF_UPLOAD(self)->state;
 }
 
-// The counters the cache and the bad-frame rule keep themselves.
+// The counters the GL output (its imports, uploads and cache) and the
+// bad-frame rule keep themselves.
 void derive_counters(const UploadState &s, UploadStats::Values &v) {
   const GlUploadStats u = s.gl.stats();
   v[kImports] = u.imports;
