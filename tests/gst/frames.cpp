@@ -132,6 +132,17 @@ GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed) {
   return wrap_fd(make_memfd("ef-test-frame", info.size), info, seed, GST_FD_MEMORY_FLAG_NONE);
 }
 
+GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]) {
+  if (pipe(fds) != 0)
+    return nullptr;
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(
+      buffer, gst_fd_allocator_alloc(alloc, fds[0], info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE));
+  gst_object_unref(alloc);
+  return buffer;
+}
+
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
   return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
 }

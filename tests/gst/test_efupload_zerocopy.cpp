@@ -85,6 +85,36 @@ GST_START_TEST(test_round_trip_memfd_rgb_declined) {
 }
 GST_END_TEST;
 
+// The texts of the WARNING messages queued on `bus`, each followed by a newline.
+static std::string pop_warnings(GstBus *bus) {
+  std::string texts;
+  while (GstMessage *m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+    GError *e = nullptr;
+    gst_message_parse_warning(m, &e, nullptr);
+    texts += std::string(e->message) + "\n";
+    g_error_free(e);
+    gst_message_unref(m);
+  }
+  return texts;
+}
+
+// A failed import is warned about once: the frames after it are declined
+// because the import switched itself off, not because the display has no
+// dma-buf import (which it has).
+GST_START_TEST(test_failed_import_warned_once) {
+  Upload u(info_of(GST_VIDEO_FORMAT_RGB));
+  GstBus *bus = attach_bus(u.h);
+  for (uint32_t seed = 1; seed <= 3; ++seed)
+    u.push_and_check(memfd_frame(u.info, seed), seed);
+  fail_unless_equals_uint64(stat(u.up, "declines"), 3);
+  const std::string warnings = pop_warnings(bus);
+  fail_unless_equals_string(warnings.c_str(),
+                            "Copying frames into textures instead of importing them: the EGL "
+                            "import failed\n");
+  release_bus(bus);
+}
+GST_END_TEST;
+
 // Counts output GstBuffers efupload has not sent before: a shell coming back
 // from its pool carries the mark, a newly made GstBuffer does not.
 static GstPadProbeReturn count_new_buffers(GstPad *, GstPadProbeInfo *info, gpointer data) {
@@ -451,6 +481,7 @@ static Suite *zerocopy_suite() {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_round_trip_memfd_imported);
   tcase_add_test(tc, test_round_trip_memfd_rgb_declined);
+  tcase_add_test(tc, test_failed_import_warned_once);
   tcase_add_test(tc, test_steady_state_stable_memory);
   tcase_add_test(tc, test_steady_state_rewrapped_memory);
   tcase_add_test(tc, test_fd_number_reuse_no_stale_image);

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/gst_ptr.hpp"
-#include "efupload/output_metas.hpp"
+#include "common/output_metas.hpp"
 
 namespace ef::gst {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "shell_pool.hpp"
 
-#include "efupload/output_metas.hpp"
+#include "common/output_metas.hpp"
 
 using ef::gst::release_pooled_parent;
 

@@ -11,23 +11,18 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <memory>
 #include <string>
 
-#include "common/buffer_source.hpp"
 #include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
-#include "common/frame_layout.hpp"
 #include "common/gl_limits.hpp"
-#include "common/pad_templates.hpp"
 #include "common/gst_ptr.hpp"
-#include "common/shell_pool.hpp"
-#include "common/texture_uploader.hpp"
-#include "common/egl_import.hpp"
-#include "output_metas.hpp"
+#include "common/pad_templates.hpp"
+#include "gl_uploader.hpp"
+#include "common/output_metas.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
 #define GST_CAT_DEFAULT gst_ef_upload_debug
@@ -90,42 +85,19 @@ constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
 constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
-// Why a frame was not imported; each is warned about once.
-enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed, NoDriverSupport };
-
-const char *decline_text(Decline why) {
-  switch (why) {
-    case Decline::SystemMemory:
-      return "input is not fd-backed memory";
-    case Decline::NoIdentity:
-      return "input memory has no buffer identity";
-    case Decline::Refused:
-      return "identity validation refused the cached import";
-    case Decline::ImportFailed:
-      return "the EGL import failed";
-    case Decline::NoDriverSupport:
-      return "the EGL display cannot import dma-bufs";
-  }
-  return "unknown";
-}
-
 // Settings (cache-capacity, max-errors) live in the cache and the bad-frame
 // rule, which take them from any thread; the rest is the stream's state,
 // made in set_caps and gl_start and dropped in stop and gl_stop.
 struct UploadState {
+  explicit UploadState(GstElement *element) : gl(element, gst_ef_upload_debug) {}
+
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
-  uint64_t in_modifier = 0;
   // The dma-buf layouts the EGL import takes (per-plane imports: LINEAR).
   DrmSupport drm{EF_UPLOAD_FORMATS};
   bool have_caps = false;
   bool gl_output = false;
-  ImportCache<EglImport> cache;
-  GstBufferPool *shell_pool = nullptr;
-  std::unique_ptr<TextureUploader> uploader;  // the copy path, made on first use
-  bool import_disabled = false;
-  bool imported = false;  // the frame in flight was imported (streaming thread)
-  uint32_t warned = 0;    // bit per Decline
+  GlUploader gl;  // the GL output: imports, else uploads
   FrameErrors errors;
   UploadStats stats;
 };
@@ -149,24 +121,20 @@ UploadState &state_of(gpointer self) {
   return *GST_EF_UPLOAD(self)->state;
 }
 
-// The counters the cache and the bad-frame rule keep themselves.
+// The counters the GL output (its imports, uploads and cache) and the
+// bad-frame rule keep themselves.
 void derive_counters(const UploadState &s, UploadStats::Values &v) {
-  ImportCacheStats c = s.cache.stats();
-  v[kHits] = c.hits;
-  v[kMisses] = c.misses;
-  v[kEvictions] = c.evictions;
-  v[kUncached] = c.uncached;
-  v[kRefusals] = c.refusals;
+  const GlUploadStats u = s.gl.stats();
+  v[kImports] = u.imports;
+  v[kDeclines] = u.declines;
+  v[kUploads] = u.uploads;
+  v[kBytesCopied] = u.bytes_copied;
+  v[kHits] = u.cache.hits;
+  v[kMisses] = u.cache.misses;
+  v[kEvictions] = u.cache.evictions;
+  v[kUncached] = u.cache.uncached;
+  v[kRefusals] = u.cache.refusals;
   v[kDropped] = s.errors.dropped();
-}
-
-void release_pools(UploadState &s) {
-  s.uploader.reset();
-  if (s.shell_pool) {
-    gst_buffer_pool_set_active(s.shell_pool, FALSE);
-    gst_object_unref(s.shell_pool);
-    s.shell_pool = nullptr;
-  }
 }
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
@@ -228,117 +196,13 @@ void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
   put_identity_meta(out, in);
 }
 
-void decline(GstEfUpload *self, Decline why, const std::string &detail) {
-  UploadState &s = state_of(self);
-  s.stats.add(kDeclines);
-  const uint32_t bit = 1u << unsigned(why);
-  if (!(s.warned & bit)) {
-    s.warned |= bit;
-    GST_ELEMENT_WARNING(
-        self, STREAM, NOT_IMPLEMENTED,
-        ("Copying frames into textures instead of importing them: %s", decline_text(why)),
-        ("%s", detail.c_str()));
-  }
-  GST_INFO_OBJECT(self, "declined: %s: %s", decline_text(why), detail.c_str());
-}
-
-bool all_planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
-  for (guint p = 0; p < layout.n_planes; ++p)
-    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
-      return false;
-  return true;
-}
-
-// The zero-copy path. nullptr when the frame is declined (already counted).
-GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &layout) {
-  UploadState &s = state_of(self);
-  GstGLContext *context = GST_GL_BASE_FILTER(self)->context;
-  if (!all_planes_in_fd_memory(in, layout)) {
-    decline(self, Decline::SystemMemory, "memory is not a dma-buf or memfd");
-    return nullptr;
-  }
-  if (s.import_disabled || !egl_dmabuf_import_available(context)) {
-    decline(self, Decline::NoDriverSupport,
-            s.import_disabled ? "an earlier import of this format failed"
-                              : "EGL_EXT_image_dma_buf_import is missing");
-    return nullptr;
-  }
-  auto key = frame_import_key(in, layout);
-  if (!key) {
-    decline(self, Decline::NoIdentity, key.error().message);
-    return nullptr;
-  }
-  BufferSource source(in, layout, *key);
-  bool imported = false;
-  auto got = s.cache.acquire(*key, source, [&]() -> Result<EglImport> {
-    auto made = EglImport::create(context, in, layout, s.in_info);
-    imported = made.ok();
-    return made;
-  });
-  if (!got) {
-    if (got.error().code == ESTALE) {
-      decline(self, Decline::Refused, got.error().message);
-    } else {
-      // The driver said no: it will say no to every frame of these caps.
-      s.import_disabled = true;
-      decline(self, Decline::ImportFailed, got.error().message);
-    }
-    return nullptr;
-  }
-  if (imported) {
-    s.stats.add(kImports);
-    GST_DEBUG_OBJECT(self, "imported %s", key->describe().c_str());
-  }
-  GstBuffer *out = nullptr;
-  if (gst_buffer_pool_acquire_buffer(s.shell_pool, &out, nullptr) != GST_FLOW_OK) {
-    decline(self, Decline::ImportFailed, "no output buffer could be taken from the shell pool");
-    return nullptr;
-  }
-  got->import->attach_to(out);
-  // The texture shows the input's bytes: keep the input (and so its pool
-  // slot) alive until downstream is done with the output.
-  put_parent_meta(out, in);
-  return out;
-}
-
-// The copy path, step 1: a pooled texture for the frame.
-GstFlowReturn acquire_upload_buffer(GstEfUpload *self, GstBuffer **out) {
-  UploadState &s = state_of(self);
-  if (!s.uploader)
-    s.uploader = std::make_unique<TextureUploader>(GST_GL_BASE_FILTER(self)->context, s.in_info);
-  auto buffer = s.uploader->acquire();
-  if (!buffer) {
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", buffer.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  *out = *buffer;
-  return GST_FLOW_OK;
-}
-
-// The copy path, step 2: the pixels into it. Counted as an upload.
-GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
-  UploadState &s = state_of(self);
-  if (auto copied = s.uploader->copy(in, out); !copied) {
-    if (copied.error().code == EINVAL)  // the input frame, not the element
-      return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                          copied.error().message);
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", copied.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  s.stats.add(kUploads);
-  s.stats.add(kBytesCopied, s.in_info.size);
-  return GST_FLOW_OK;
-}
-
 // Makes the output frame: the input itself when downstream takes its memory,
-// else the cached textures of its import, else a pooled texture that
-// transform() fills.
+// else GL memory showing it (its import, or an upload).
 GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *in,
                                                   GstBuffer **outbuf) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
   s.stats.add(kFrames);
-  s.imported = false;
 
   if (!s.gl_output) {
     // Downstream takes the input memory as it is. Only a frame still lacking
@@ -354,34 +218,19 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
     return GST_FLOW_OK;
   }
 
-  auto layout = locate_planes(in, s.in_info);
-  if (!layout)
-    return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                        "Invalid input frame: " + layout.error().message);
-  layout->modifier = s.in_modifier;
-  *outbuf = import_frame(self, in, *layout);
-  s.imported = *outbuf != nullptr;
-  if (!s.imported) {
-    GstFlowReturn ret = acquire_upload_buffer(self, outbuf);
-    if (ret != GST_FLOW_OK)
-      return ret;
-  }
+  GstFlowReturn ret = s.gl.upload(GST_GL_BASE_FILTER(self)->context, in, s.errors, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
   gst_buffer_copy_into(
       *outbuf, in, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   attach_identity(self, *outbuf, in);
   return GST_FLOW_OK;
 }
 
-GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
-  auto *self = GST_EF_UPLOAD(trans);
-  UploadState &s = state_of(self);
-  GstFlowReturn ret = GST_FLOW_OK;
-  // Nothing to copy when the output shows the input's own bytes.
-  if (s.gl_output && !s.imported)
-    ret = upload_pixels(self, in, out);
-  if (ret == GST_FLOW_OK)
-    s.errors.good_frame();
-  return ret;
+// The output is made whole in prepare_output_buffer.
+GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *, GstBuffer *) {
+  state_of(trans).errors.good_frame();
+  return GST_FLOW_OK;
 }
 
 // GL texture sides are bounded by the context, once there is one; system
@@ -468,15 +317,11 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
     return FALSE;
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
-  s.in_modifier = caps->in.drm.modifier;
   if (s.gl_output)
     if (const std::string problem = texture_problem(s.in_info); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, incaps);
   s.have_caps = true;
-  // A new size or stride must re-import; drop everything of the old caps.
-  s.cache.clear();
-  s.import_disabled = false;
-  s.uploader.reset();
+  s.gl.set_caps(s.in_info, caps->in.drm.modifier);
   if (s.gl_output)
     GST_INFO_OBJECT(self, "GL output for %" GST_PTR_FORMAT, incaps);
   else
@@ -492,29 +337,21 @@ gboolean gst_ef_upload_propose_allocation(GstBaseTransform *, GstQuery *, GstQue
 }
 
 gboolean gst_ef_upload_gl_start(GstGLBaseFilter *filter) {
-  UploadState &s = state_of(filter);
-  if (!s.shell_pool) {
-    s.shell_pool = gst_ef_shell_pool_new();
-    gst_buffer_pool_set_active(s.shell_pool, TRUE);
-  }
+  state_of(filter).gl.start();
   return GST_GL_BASE_FILTER_CLASS(parent_class)->gl_start(filter);
 }
 
 void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
-  UploadState &s = state_of(filter);
-  s.cache.clear();
-  release_pools(s);
+  state_of(filter).gl.stop();
   GST_GL_BASE_FILTER_CLASS(parent_class)->gl_stop(filter);
 }
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
   // The stream's state goes; the next start negotiates afresh.
-  s.cache.clear();
+  s.gl.new_stream();
   s.have_caps = false;
   s.gl_output = false;
-  s.import_disabled = false;
-  s.warned = 0;
   s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
 }
@@ -530,7 +367,7 @@ void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, 
   UploadState &s = state_of(object);
   switch (id) {
     case PROP_CACHE_CAPACITY:
-      s.cache.set_capacity(g_value_get_uint(value));
+      s.gl.cache().set_capacity(g_value_get_uint(value));
       break;
     case PROP_MAX_ERRORS:
       s.errors.set_max_errors(g_value_get_int(value));
@@ -544,7 +381,7 @@ void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, 
 void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   UploadState &s = state_of(object);
   if (id == PROP_CACHE_CAPACITY) {
-    g_value_set_uint(value, s.cache.capacity());
+    g_value_set_uint(value, s.gl.cache().capacity());
     return;
   }
   if (id == PROP_MAX_ERRORS) {
@@ -558,7 +395,6 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
 
 void gst_ef_upload_finalize(GObject *object) {
   auto *self = GST_EF_UPLOAD(object);
-  release_pools(*self->state);
   delete self->state;
   G_OBJECT_CLASS(parent_class)->finalize(object);
 }
@@ -605,7 +441,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 }
 
 static void gst_ef_upload_init(GstEfUpload *self) {
-  self->state = new UploadState();
+  self->state = new UploadState(GST_ELEMENT(self));
   UploadState &s = *self->state;
   s.stats.derive([&s](UploadStats::Values &v) { derive_counters(s, v); });
 }

@@ -15,6 +15,7 @@
 
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/frame_importer.hpp"
 #include "device_context.hpp"
 #include "ef/import_cache.hpp"
 #include "release_queue.hpp"
@@ -23,6 +24,8 @@
 #include "vk/formats.hpp"
 #include "vk/imported_frame.hpp"
 #include "vk/staging_ring.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
 
 namespace ef::gst {
 
@@ -80,6 +83,10 @@ using enum BridgeCounters::Counter;
 
 enum class Direction { None, IntoVulkan, OutOfVulkan };
 
+// What the bridge says when it copies a frame into Vulkan instead of
+// importing it.
+extern const DeclineTexts kIntoVulkanDeclines;
+
 // Frames held for their gates at most, by default: a producer that makes a
 // new memory per frame has no pool to bound it, and each held frame pins
 // its memory (an fd) until released.
@@ -114,12 +121,11 @@ struct BridgeState {
   GstVideoInfo out_info{};
   std::optional<vk::FormatLayout> format;
   ImportCache<vk::ImportedFrame> imports;
+  FrameImporter<vk::ImportedFrame> importer{imports, gst_ef_vk_bridge_debug, kIntoVulkanDeclines};
   ImportCache<vk::TargetBuffer> targets;
   std::shared_ptr<vk::StagingRing> staging;
   std::optional<vk::TargetBuffer> staging_buffer;
   std::unique_ptr<ReleaseQueue> held;
-  bool import_disabled = false;
-  uint32_t warned = 0;  // bit per decline reason
   uint64_t frame_number = 0;
 
   // Once per frame, before anything reads `frame`.

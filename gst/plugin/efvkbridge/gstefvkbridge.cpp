@@ -166,7 +166,7 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
   s.targets.clear();
   s.staging.reset();
   s.staging_buffer.reset();
-  s.import_disabled = false;
+  s.importer.switch_on();
   GST_INFO_OBJECT(self, "%s: %" GST_PTR_FORMAT,
                   s.direction == Direction::IntoVulkan ? "into Vulkan" : "out of Vulkan", incaps);
   return TRUE;
@@ -276,7 +276,7 @@ gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
   BridgeState &s = state_of(self);
   s.held = std::make_unique<ReleaseQueue>(
       [self](GstBuffer *buffer, uint64_t number) { warn_held_frame(self, buffer, number); });
-  s.warned = 0;
+  s.importer.declines().reset();
   s.frame_number = 0;
   s.errors.reset();
   return TRUE;
@@ -291,7 +291,7 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   s.staging_buffer.reset();
   s.direction = Direction::None;
   s.format.reset();
-  s.import_disabled = false;
+  s.importer.switch_on();
   s.device.reset();
   s.vk.reset(GST_ELEMENT(trans));
   return TRUE;

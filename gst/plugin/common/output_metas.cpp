@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "output_metas.hpp"
+#include "common/output_metas.hpp"
 
 #include <gst/ef/gstefidentity.h>
 
