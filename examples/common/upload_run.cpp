@@ -178,7 +178,9 @@ class Probes {
   static GstPadProbeReturn on_src(GstPad *, GstPadProbeInfo *info, gpointer self) {
     // Read first: what follows is the measurement's cost, not the element's.
     const uint64_t now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    static_cast<Probes *>(self)->leaving(GST_PAD_PROBE_INFO_BUFFER(info), now);
+    auto *probes = static_cast<Probes *>(self);
+    const uint64_t allocations = probes->thread_allocations();
+    probes->leaving(GST_PAD_PROBE_INFO_BUFFER(info), now, allocations);
     return GST_PAD_PROBE_OK;
   }
   static void find_gl_clock(GstGLContext *, gpointer self) {
@@ -203,14 +205,24 @@ class Probes {
       entered_ = n + 1;
     }
     room_.notify_one();
+    entered_allocations_ = thread_allocations();
     entered_at_ = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   }
 
-  void leaving(GstBuffer *buffer, uint64_t now) {
+  uint64_t thread_allocations() const {
+    return config_.thread_allocations ? config_.thread_allocations() : 0;
+  }
+  uint64_t process_allocations() const {
+    return config_.process_allocations ? config_.process_allocations() : 0;
+  }
+
+  void leaving(GstBuffer *buffer, uint64_t now, uint64_t allocations) {
     const uint64_t n = out_++;
     held_measured_ = n >= config_.warmup;
-    if (held_measured_)
+    if (held_measured_) {
       result_.chain_cpu_ns += now - entered_at_;
+      result_.chain_allocations += allocations - entered_allocations_;
+    }
     uint64_t new_images = 0;
     const Shown shown = classify(buffer, new_images);
     count(result_.total, shown, new_images);
@@ -231,9 +243,11 @@ class Probes {
     }
     if (GST_MINI_OBJECT_REFCOUNT_VALUE(buffer) != 1)
       ++result_.unmeasured_releases;
+    const uint64_t allocations = thread_allocations();
     const uint64_t before = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     gst_buffer_unref(buffer);
     result_.release_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - before;
+    result_.release_allocations += thread_allocations() - allocations;
   }
 
   void begin_window() {
@@ -247,11 +261,13 @@ class Probes {
     stats_start_ = element_stats(element_);
     gl_start_ = have_gl_clock_ ? clock_ns(gl_clock_) : 0;
     process_start_ = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+    process_allocations_start_ = process_allocations();
     measuring_ = true;
   }
 
   void end_window() {
     result_.process_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - process_start_;
+    result_.process_allocations = process_allocations() - process_allocations_start_;
     result_.gl_cpu_ns = have_gl_clock_ ? clock_ns(gl_clock_) - gl_start_ : 0;
     for (const auto &[name, value] : element_stats(element_))
       result_.stats_window[name] = value - stats_start_[name];
@@ -303,6 +319,8 @@ class Probes {
   // Streaming thread only.
   uint64_t in_ = 0, out_ = 0;
   uint64_t entered_at_ = 0;
+  uint64_t entered_allocations_ = 0;
+  uint64_t process_allocations_start_ = 0;
   GstBuffer *held_ = nullptr;  // the last output frame
   bool held_measured_ = false;
   bool measuring_ = false;

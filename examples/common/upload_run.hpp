@@ -37,6 +37,10 @@ struct RunConfig {
   // the first import of each slot happen there.
   guint warmup = 30;
   guint frames = 300;  // measured frames, after the warm-up
+  // Where the program counts heap allocations (tests/bench/alloc_count):
+  // those made so far by the calling thread, and by every thread.
+  uint64_t (*thread_allocations)() = nullptr;
+  uint64_t (*process_allocations)() = nullptr;
 };
 
 // What the element's output frames showed.
@@ -61,6 +65,10 @@ struct RunResult {
   uint64_t gl_cpu_ns = 0;       // the element's GL context thread
   uint64_t process_cpu_ns = 0;  // every thread of the process
   uint64_t unmeasured_releases = 0;  // output frames still referenced elsewhere: should be 0
+  // Heap allocations over the measured frames, summed, where counted:
+  uint64_t chain_allocations = 0;    // the streaming thread from sink pad to src pad
+  uint64_t release_allocations = 0;  // dropping the last reference to each output frame
+  uint64_t process_allocations = 0;  // every thread of the process
   // The element's own counters where it has them (efupload's "stats"):
   std::map<std::string, uint64_t> stats_total;   // as posted on EOS
   std::map<std::string, uint64_t> stats_window;  // their change over the measured frames

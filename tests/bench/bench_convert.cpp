@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efconvert against the stock ways of turning a 1080p NV12 frame into a
 // 640x640 model input, RGB letterboxed and planar RGBP, side by side in one
-// run: efconvert's CPU backend (all cores, and all threads pinned to one
-// CPU), its GL backend, videoconvert ! videoscale, the GstGL chain on
-// llvmpipe, and libyuv called in a loop without GStreamer (the best this
-// machine can do). docs/BENCHMARKS.md ("efconvert") states the targets, what
+// run: efconvert's CPU backend (all cores, all threads pinned to one CPU,
+// and n-threads 1, 2, 4, 8 and 16), its GL backend, videoconvert !
+// videoscale, the GstGL chain on llvmpipe, and libyuv called in a loop
+// without GStreamer (the best this machine can do). Then 4K (3840x2160)
+// NV12 to 1280x1280 through efconvert's CPU backend at those thread counts,
+// where memory bandwidth should bind: its bytes read and written per second
+// against a memcpy of the same bytes on as many threads, in the same run
+// (gb_per_s). docs/BENCHMARKS.md ("efconvert") states the targets, what
 // each figure measures and the figures measured; scripts/bench.sh runs this
 // and plots it with plot_convert.py.
 //
@@ -36,6 +40,7 @@
 #include <benchmark/benchmark.h>
 
 #include "efconvert/cpu/cpu_box.hpp"
+#include "efconvert/cpu/cpu_pool.hpp"
 #include "memfd_ring.hpp"
 #include "upload_run.hpp"
 
@@ -414,8 +419,8 @@ Measured run_libyuv(MemfdRing &ring, GstVideoFormat format) {
 // Every thread of the process, and so every thread they start, on the first
 // CPU allowed, until destroyed; then every thread back on the CPUs the main
 // thread had. Threads are walked in /proc because GStreamer's streaming
-// threads come from a pool that outlives a pipeline, and so do efconvert's
-// helpers, which belong to the streaming thread.
+// threads come from a pool that outlives a pipeline; efconvert's helpers are
+// made with the caps by the (pinned) streaming thread and inherit its CPU.
 class PinProcess {
  public:
   PinProcess() {
@@ -446,13 +451,27 @@ struct Case {
   const char *name;     // the benchmark name's last part
   const char *backend;  // the efconvert backend-in-use it must show, or nullptr
   bool pinned = false;
+  unsigned threads = 0;  // efconvert's n-threads (0: its default, every CPU)
 };
 
 const Case kCases[] = {
-    {"efconvert-cpu", "cpu"}, {"efconvert-cpu-1cpu", "cpu", true},
-    {"efconvert-gl", "gl"},   {"videoconvert-videoscale", nullptr},
-    {"gl-chain", nullptr},    {"libyuv", nullptr},
+    {"efconvert-cpu", "cpu"},
+    {"efconvert-cpu-1cpu", "cpu", true},
+    {"efconvert-cpu-t1", "cpu", false, 1},
+    {"efconvert-cpu-t2", "cpu", false, 2},
+    {"efconvert-cpu-t4", "cpu", false, 4},
+    {"efconvert-cpu-t8", "cpu", false, 8},
+    {"efconvert-cpu-t16", "cpu", false, 16},
+    {"efconvert-gl", "gl"},
+    {"videoconvert-videoscale", nullptr},
+    {"gl-chain", nullptr},
+    {"libyuv", nullptr},
 };
+
+// The 4K cases: efconvert's CPU backend at each thread count, each after a
+// memcpy of the bytes it reads and writes on as many threads.
+constexpr unsigned kThreadCounts[] = {1, 2, 4, 8, 16};
+constexpr int k4kWidth = 3840, k4kHeight = 2160, k4kOut = 1280;
 
 // What sits between appsrc and the output caps; empty for the libyuv loop,
 // which runs no pipeline.
@@ -461,7 +480,8 @@ std::string chain_of(const Case &c, GstVideoFormat format) {
   if (name == "libyuv")
     return "";
   if (c.backend)
-    return std::string("efconvert name=ef backend=") + c.backend;
+    return std::string("efconvert name=ef backend=") + c.backend +
+           (c.threads ? " n-threads=" + std::to_string(c.threads) : "");
   if (name == "videoconvert-videoscale")
     return "videoconvert ! videoscale add-borders=true";
   // glcolorscale takes RGBA only and cannot letterbox: it stretches the
@@ -476,16 +496,39 @@ std::string chain_of(const Case &c, GstVideoFormat format) {
   return scaled + "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGB ! gldownload";
 }
 
-std::string pipeline_of(const std::string &chain, GstVideoFormat format) {
+std::string pipeline_of(const std::string &chain, GstVideoFormat format, int out = kOut) {
   constexpr const char *kSource = "appsrc name=src ! ";
   constexpr const char *kSink = "fakesink name=sink sync=false enable-last-sample=false";
   if (chain.empty())
     return std::string(kSource) + kSink;
+  const std::string side = std::to_string(out);
   return kSource + chain + " ! video/x-raw,format=" + gst_video_format_to_string(format) +
-         ",width=640,height=640,pixel-aspect-ratio=1/1 ! " + kSink;
+         ",width=" + side + ",height=" + side + ",pixel-aspect-ratio=1/1 ! " + kSink;
 }
 
 MemfdRing *ring = nullptr;
+MemfdRing *ring_4k = nullptr;
+
+// The figures of one measured case into its counters.
+void report(benchmark::State &state, const Measured &net, const Measured &gross,
+            const Measured &source) {
+  state.SetIterationTime(net.wall_ns / 1e9);
+  auto &counters = state.counters;
+  counters["wall_us"] = net.wall_ns / 1e3;
+  counters["cpu_us"] = net.cpu_ns / 1e3;
+  counters["gross_wall_us"] = gross.wall_ns / 1e3;
+  counters["gross_cpu_us"] = gross.cpu_ns / 1e3;
+  counters["source_wall_us"] = source.wall_ns / 1e3;
+  counters["source_cpu_us"] = source.cpu_ns / 1e3;
+  counters["frames"] = double(gross.frames);
+  if (gross.libyuv_difference >= 0)
+    counters["libyuv_max_diff"] = gross.libyuv_difference;
+  for (const auto &[name, per_frame] : gross.stats) {
+    std::string key = name + "_per_frame";
+    std::replace(key.begin(), key.end(), '-', '_');
+    counters[key] = per_frame;
+  }
+}
 
 void BM_Convert(benchmark::State &state, const Case &c, GstVideoFormat format) {
   const std::string chain = chain_of(c, format);
@@ -512,23 +555,74 @@ void BM_Convert(benchmark::State &state, const Case &c, GstVideoFormat format) {
         return state.SkipWithError(error.c_str());
     if (c.backend && gross.backend != c.backend)
       return state.SkipWithError(("efconvert ran backend " + gross.backend).c_str());
-    state.SetIterationTime(net.wall_ns / 1e9);
-    auto &counters = state.counters;
-    counters["wall_us"] = net.wall_ns / 1e3;
-    counters["cpu_us"] = net.cpu_ns / 1e3;
-    counters["gross_wall_us"] = gross.wall_ns / 1e3;
-    counters["gross_cpu_us"] = gross.cpu_ns / 1e3;
-    counters["source_wall_us"] = source.wall_ns / 1e3;
-    counters["source_cpu_us"] = source.cpu_ns / 1e3;
-    counters["frames"] = double(gross.frames);
-    if (gross.libyuv_difference >= 0)
-      counters["libyuv_max_diff"] = gross.libyuv_difference;
-    for (const auto &[name, per_frame] : gross.stats) {
-      std::string key = name + "_per_frame";
-      std::replace(key.begin(), key.end(), '-', '_');
-      counters[key] = per_frame;
-    }
+    report(state, net, gross, source);
     state.SetLabel(chain.empty() ? "libyuv, one thread" : chain);
+  }
+}
+
+// What a 4K frame's conversion reads (the NV12 frame) and writes (the
+// 1280x1280 output).
+double bytes_4k(GstVideoFormat format) {
+  GstVideoInfo out;  // rows of 1280 pixels have no padding
+  gst_video_info_set_format(&out, format, k4kOut, k4kOut);
+  return double(GST_VIDEO_INFO_SIZE(&ring_4k->info())) + double(GST_VIDEO_INFO_SIZE(&out));
+}
+
+void BM_Convert4k(benchmark::State &state, GstVideoFormat format, unsigned threads) {
+  const Case c{"efconvert-cpu", "cpu", false, threads};
+  for (auto _ : state) {
+    const Measured source = PipelineRun(*ring_4k, kSourceLimits).run(pipeline_of("", format));
+    const Measured gross =
+        PipelineRun(*ring_4k, kCaseLimits).run(pipeline_of(chain_of(c, format), format, k4kOut));
+    for (const std::string &error : {source.error, gross.error})
+      if (!error.empty())
+        return state.SkipWithError(error.c_str());
+    if (gross.backend != "cpu")
+      return state.SkipWithError(("efconvert ran backend " + gross.backend).c_str());
+    Measured net = gross;
+    net.wall_ns -= source.wall_ns;
+    net.cpu_ns -= source.cpu_ns;
+    report(state, net, gross, source);
+    state.counters["gb_per_s"] = bytes_4k(format) / net.wall_ns;
+    state.counters["bytes_per_frame"] = bytes_4k(format);
+    state.SetLabel(chain_of(c, format));
+  }
+}
+
+// memcpy of as many bytes as a 4K conversion reads and writes (half read,
+// half written, on `threads` threads in equal chunks), from the ring's
+// frames into one buffer. Its GB/s is that of the conversion's bytes at
+// the speed memory moves them.
+void BM_Memcpy4k(benchmark::State &state, GstVideoFormat format, unsigned threads) {
+  const size_t half = size_t(bytes_4k(format) / 2);
+  std::vector<GstMapInfo> maps(ring_4k->slots());
+  std::vector<GstBuffer *> buffers(ring_4k->slots());
+  for (guint s = 0; s < ring_4k->slots(); ++s) {
+    buffers[s] = ring_4k->frame(s, Wrap::Stable);
+    gst_buffer_map(buffers[s], &maps[s], GST_MAP_READ);
+  }
+  std::vector<uint8_t> to(half);
+  ef::gst::cpu::Pool pool(threads);
+  for (auto _ : state) {
+    Window window(kCaseLimits);
+    uint64_t n = 0;
+    do {
+      const uint8_t *from = maps[n++ % maps.size()].data;
+      auto chunk = [&](size_t k) {
+        const size_t begin = half * k / threads, end = half * (k + 1) / threads;
+        std::memcpy(to.data() + begin, from + begin, end - begin);
+      };
+      pool.run(threads, chunk);
+    } while (!window.frame_done());
+    const Measured m = per_frame(window);
+    report(state, m, m, Measured{});
+    state.counters["gb_per_s"] = 2.0 * double(half) / m.wall_ns;
+    state.counters["bytes_per_frame"] = 2.0 * double(half);
+    state.SetLabel("memcpy on " + std::to_string(threads) + " threads");
+  }
+  for (guint s = 0; s < ring_4k->slots(); ++s) {
+    gst_buffer_unmap(buffers[s], &maps[s]);
+    gst_buffer_unref(buffers[s]);
   }
 }
 
@@ -555,10 +649,11 @@ std::string copy_into_slot(MemfdRing &ring, guint slot, GstSample *picture) {
 // Consecutive frames of a scrolling videotestsrc pattern, one per slot,
 // rendered once: the frames every case converts. The ring's info is taken
 // from videotestsrc's caps, colorimetry (BT.709 for 1080p) included.
-std::unique_ptr<MemfdRing> render_ring(std::string &error) {
+std::unique_ptr<MemfdRing> render_ring(int width, int height, std::string &error) {
   GstElement *pipeline = gst_parse_launch(
       ("videotestsrc pattern=smpte horizontal-speed=37 num-buffers=" + std::to_string(kSlots) +
-       " ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! appsink name=sink")
+       " ! video/x-raw,format=NV12,width=" + std::to_string(width) +
+       ",height=" + std::to_string(height) + ",framerate=30/1 ! appsink name=sink")
           .c_str(),
       nullptr);
   if (!pipeline) {
@@ -595,12 +690,14 @@ int main(int argc, char **argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
   std::string error;
-  std::unique_ptr<MemfdRing> made = render_ring(error);
-  if (!made) {
+  std::unique_ptr<MemfdRing> made = render_ring(kInWidth, kInHeight, error);
+  std::unique_ptr<MemfdRing> made_4k = made ? render_ring(k4kWidth, k4kHeight, error) : nullptr;
+  if (!made || !made_4k) {
     fprintf(stderr, "bench_convert: %s\n", error.c_str());
     return 1;
   }
   ring = made.get();
+  ring_4k = made_4k.get();
   gchar *colorimetry = gst_video_colorimetry_to_string(&ring->info().colorimetry);
   benchmark::AddCustomContext("input",
                               std::string("ring of 4 memfds (GstDmaBufMemory, system-memory caps), "
@@ -615,6 +712,23 @@ int main(int argc, char **argv) {
           ->Iterations(1)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
+  // 4K: each thread count's memcpy, then its conversion.
+  using Bench4k = void (*)(benchmark::State &, GstVideoFormat, unsigned);
+  struct Kind {
+    const char *name;
+    Bench4k fn;
+  };
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGBP})
+    for (unsigned threads : kThreadCounts)
+      for (const Kind &kind : {Kind{"BM_Memcpy4k/%s/memcpy-t%u", BM_Memcpy4k},
+                               Kind{"BM_Convert4k/%s/efconvert-cpu-t%u", BM_Convert4k}}) {
+        char name[96];
+        std::snprintf(name, sizeof name, kind.name, gst_video_format_to_string(format), threads);
+        benchmark::RegisterBenchmark(name, kind.fn, format, threads)
+            ->Iterations(1)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -12,6 +12,10 @@
 //
 //   bench_upload [--unpinned] [Google Benchmark options]
 //
+// Heap allocations per frame are counted as alloc_count.hpp says (the
+// program runs itself again with G_SLICE=always-malloc so that GSlice's
+// GstBuffers and GstMetas are counted too).
+//
 // All threads run on one CPU unless --unpinned: on a 2-vCPU guest, where the
 // scheduler put the producer, streaming and GL threads moved every figure by
 // up to 2x from one run to the next (cross-CPU wake-ups and cold caches).
@@ -19,6 +23,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "alloc_count.hpp"
 #include "bench_threads.hpp"
 #include "upload_run.hpp"
 
@@ -42,6 +47,8 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
   config.wrap = wrap;
   config.warmup = kWarmup;
   config.frames = kFrames;
+  config.thread_allocations = ef::bench::thread_allocations;
+  config.process_allocations = ef::bench::process_allocations;
   for (auto _ : state) {
     RunResult r = run_upload(config);
     if (!r.error.empty())
@@ -58,6 +65,11 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
     c["release_us"] = double(r.release_cpu_ns) / frames / 1e3;
     c["gl_thread_us"] = double(r.gl_cpu_ns) / frames / 1e3;
     c["process_us"] = double(r.process_cpu_ns) / frames / 1e3;
+    // Heap allocations (alloc_count.hpp): the element's chain and the drop
+    // of its output on the streaming thread, and every thread of the process.
+    c["chain_allocs_per_frame"] = double(r.chain_allocations) / frames;
+    c["release_allocs_per_frame"] = double(r.release_allocations) / frames;
+    c["process_allocs_per_frame"] = double(r.process_allocations) / frames;
     c["imports_per_frame"] = per_frame(r, "imports", r.window.imported);
     c["hits_per_frame"] = per_frame(r, "hits", r.window.reused);
     c["bytes_copied_per_frame"] = per_frame(r, "bytes-copied", r.window.bytes_copied);
@@ -73,6 +85,7 @@ void BM_Upload(benchmark::State &state, const std::string &element, Wrap wrap) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  ef::bench::ensure_slices_are_counted(argv);
   // Before any thread exists: threads inherit the affinity of their creator.
   const bool pin = !ef::bench::take_unpinned(argc, argv);
   const std::string placement =

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Plots bench_convert's Google Benchmark JSON: efconvert against the stock chains.
 
-Usage: plot_convert.py RESULTS.json OUT.png
+Usage: plot_convert.py RESULTS.json OUT.png  (also writes OUT_threads.png)
 
 One panel per output format (RGB and RGBP, 640x640 from 1080p NV12), one row
 per pipeline, each the median over the repetitions: the net wall-clock time
@@ -17,6 +17,11 @@ most 1/5 of the GstGL chain. A case that did not run says why
 Also prints the medians as the Markdown table docs/BENCHMARKS.md shows, the
 ratios the targets are about, and how far efconvert cpu's output is from the
 libyuv loop's for the same frame (0: byte for byte the same work).
+
+OUT_threads.png and the second table: efconvert cpu at n-threads 1, 2, 4, 8
+and 16, 1080p (wall-clock time per frame against the 100 µs target) and 4K
+NV12 → 1280×1280 (bytes read and written per second against a memcpy of the
+same bytes on as many threads, BM_Memcpy4k, measured in the same run).
 """
 
 import json
@@ -49,6 +54,11 @@ TARGETS = [
     ("efconvert-gl", "gl-chain", 1 / 5, "GstGL / 5"),
 ]
 CPU_COLOR = "#b0b0b0"
+THREADS = [1, 2, 4, 8, 16]
+# 1080p → 640×640 with every core: docs/BENCHMARKS.md ("Threads").
+THREADS_TARGET_US = 100
+# The benchmark families of the thread sweep at 4K.
+FAMILIES_4K = ("BM_Convert4k", "BM_Memcpy4k")
 
 
 def targets_us(medians):
@@ -60,22 +70,26 @@ def targets_us(medians):
     return found
 
 
-def load(path):
-    """{format: {case: {figure: [value per repetition]}}}, {format: {case: error}}, context."""
+def load(path, family="BM_Convert"):
+    """{format: {case: {figure: [value per repetition]}}}, {format: {case: error}}, context,
+    of one benchmark family (families FAMILIES_4K are read as one, their cases distinct)."""
     samples = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     errors = defaultdict(dict)
     with open(path, encoding="utf-8") as f:
         results = json.load(f)
+    families = FAMILIES_4K if family in FAMILIES_4K else (family,)
     for bench in results["benchmarks"]:
         if bench.get("run_type", "iteration") != "iteration":
             continue
-        _, fmt, case = bench["run_name"].split("/")[:3]
+        name, fmt, case = bench["run_name"].split("/")[:3]
+        if name not in families:
+            continue
         if bench.get("error_occurred"):
             errors[fmt][case] = bench.get("error_message", "failed")
             continue
         for key, value in bench.items():
             if isinstance(value, (int, float)) and (key.endswith(("_us", "_per_frame"))
-                                                    or key == "libyuv_max_diff"):
+                                                    or key in ("libyuv_max_diff", "gb_per_s")):
                 samples[fmt][case][key].append(value)
     return samples, errors, results["context"]
 
@@ -197,14 +211,84 @@ def print_differences(samples):
                       f"{max(diffs):g} (over {len(diffs)} repetitions)")
 
 
+def threads_png(png):
+    stem, dot, ext = png.rpartition(".")
+    return f"{stem}_threads.{ext}" if dot else f"{png}_threads"
+
+
+def plot_threads(medians, medians_4k, png):
+    """1080p time per frame, and 4K GB/s against memcpy's, by n-threads."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=150)
+    for fmt, marker in zip(FORMATS, ("o", "s")):
+        m = medians.get(fmt, {})
+        xs = [t for t in THREADS if f"efconvert-cpu-t{t}" in m]
+        left.plot(xs, [m[f"efconvert-cpu-t{t}"]["wall_us"] for t in xs], marker=marker,
+                  label=f"{fmt} wall clock")
+        m4 = medians_4k.get(fmt, {})
+        for case, style in (("efconvert-cpu", "-"), ("memcpy", ":")):
+            xs = [t for t in THREADS if f"{case}-t{t}" in m4]
+            right.plot(xs, [m4[f"{case}-t{t}"]["gb_per_s"] for t in xs], marker=marker,
+                       linestyle=style, label=f"{fmt}: {case}")
+    left.axhline(THREADS_TARGET_US, color="black", linestyle="--", linewidth=1)
+    left.annotate(f"target ≤ {THREADS_TARGET_US} µs", (THREADS[0], THREADS_TARGET_US),
+                  xytext=(2, 2), textcoords="offset points", fontsize=7)
+    left.set_yscale("log")
+    left.set_ylabel("wall-clock time per frame, source subtracted")
+    left.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: format_ns(v * 1e3)))
+    left.set_title("1080p NV12 → 640×640, letterboxed", fontsize=10)
+    right.set_ylabel("GB/s read + written")
+    right.set_title("4K NV12 → 1280×1280, letterboxed, against memcpy", fontsize=10)
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(THREADS, [str(t) for t in THREADS])
+        ax.set_xlabel("efconvert n-threads (memcpy: threads)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("efconvert cpu across threads (medians over repetitions)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(png)
+    print(f"wrote {png}")
+
+
+def print_threads_table(medians, medians_4k):
+    """The Markdown table of docs/BENCHMARKS.md ("Threads")."""
+    print("| n-threads | RGB: wall / frame | CPU / frame | speed-up | RGBP: wall / frame "
+          "| CPU / frame | speed-up | 4K RGB: GB/s | memcpy GB/s | 4K RGBP: GB/s | memcpy GB/s |")
+    print("|---:|" + "---:|" * 10)
+    for t in THREADS:
+        cells = []
+        for fmt in FORMATS:
+            m = medians.get(fmt, {})
+            case, one = m.get(f"efconvert-cpu-t{t}"), m.get("efconvert-cpu-t1")
+            if not case:
+                cells += ["n/a", "", ""]
+                continue
+            cells += [f"{case['wall_us']:.0f} µs", f"{case['cpu_us']:.0f} µs",
+                      f"{one['wall_us'] / case['wall_us']:.2f}x" if one else ""]
+        for fmt in FORMATS:
+            m4 = medians_4k.get(fmt, {})
+            for case in ("efconvert-cpu", "memcpy"):
+                figure = m4.get(f"{case}-t{t}", {}).get("gb_per_s")
+                cells.append(f"{figure:.1f}" if figure else "n/a")
+        print(f"| {t} | " + " | ".join(cells) + " |")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2])
     samples, errors, _ = load(sys.argv[1])
     medians = medians_of(samples)
-    plot(medians, errors, sys.argv[2])
+    # A run filtered to the thread sweep has none of the main figure's rows.
+    if any(case in medians.get(fmt, {}) for fmt in FORMATS for case in CASES):
+        plot(medians, errors, sys.argv[2])
     print_table(samples, medians, errors)
     print_differences(samples)
+    medians_4k = medians_of(load(sys.argv[1], "BM_Convert4k")[0])
+    if any(f"efconvert-cpu-t{t}" in medians.get(fmt, {}) for fmt in FORMATS for t in THREADS):
+        plot_threads(medians, medians_4k, threads_png(sys.argv[2]))
+        print()
+        print_threads_table(medians, medians_4k)
 
 
 if __name__ == "__main__":

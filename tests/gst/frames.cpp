@@ -2,7 +2,6 @@
 #include "frames.hpp"
 
 #include <gst/allocators/allocators.h>
-#include <gst/gl/gl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -133,6 +132,17 @@ GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed) {
   return wrap_fd(make_memfd("ef-test-frame", info.size), info, seed, GST_FD_MEMORY_FLAG_NONE);
 }
 
+GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]) {
+  if (pipe(fds) != 0)
+    return nullptr;
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(
+      buffer, gst_fd_allocator_alloc(alloc, fds[0], info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE));
+  gst_object_unref(alloc);
+  return buffer;
+}
+
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
   return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
 }
@@ -172,46 +182,6 @@ bool video_info_of(GstCaps *caps, GstVideoInfo *info) {
   }
 #endif
   return gst_video_info_from_caps(info, caps);
-}
-
-static GstGLContext *make_context(GstGLDisplay **display, std::string &why) {
-  *display = gst_gl_display_new();
-  GstGLContext *context = gst_gl_context_new(*display);
-  GError *error = nullptr;
-  if (!gst_gl_context_create(context, nullptr, &error)) {
-    why = std::string("no GL context: ") + (error ? error->message : "unknown error") +
-          " (headless GstGL needs GST_GL_WINDOW=egl-device)";
-    g_clear_error(&error);
-    gst_object_unref(context);
-    return nullptr;
-  }
-  return context;
-}
-
-bool gl_available(std::string &why) {
-  GstGLDisplay *display;
-  GstGLContext *context = make_context(&display, why);
-  gst_object_unref(display);
-  if (!context)
-    return false;
-  gst_object_unref(context);
-  return true;
-}
-
-bool egl_dmabuf_import_available(std::string &why) {
-  GstGLDisplay *display;
-  GstGLContext *context = make_context(&display, why);
-  gst_object_unref(display);
-  if (!context)
-    return false;
-  bool ok = gst_gl_context_get_gl_platform(context) == GST_GL_PLATFORM_EGL &&
-            gst_gl_context_check_feature(context, "EGL_EXT_image_dma_buf_import");
-  if (!ok)
-    why =
-        "the EGL display has no EGL_EXT_image_dma_buf_import (Mesa 22.3's llvmpipe lacks it: "
-        "install Mesa from bookworm-backports, scripts/install-deps.sh does)";
-  gst_object_unref(context);
-  return ok;
 }
 
 }  // namespace ef::test

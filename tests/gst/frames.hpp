@@ -41,6 +41,10 @@ GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed);
 void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed);
 // Plain system memory.
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
+// One fd memory of info.size bytes over the read end of a new pipe, whose
+// fds the caller closes: fd memory that names no buffer and cannot be mapped.
+// nullptr when no pipe can be made.
+GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]);
 
 // Caps of `info` in system memory (features == nullptr) or with a feature;
 // memory:DMABuf caps in the DMA_DRM form on GStreamer 1.24 and later.
@@ -51,8 +55,10 @@ GstCaps *caps_for(const GstVideoInfo &info, const char *feature = nullptr);
 bool video_info_of(GstCaps *caps, GstVideoInfo *info);
 
 // Whether a GstGLContext can be made here, and whether it imports dma-bufs;
-// `why` says what is missing.
+// `why` says what is missing. In gl_probes.cpp: GL builds only.
 bool gl_available(std::string &why);
 bool egl_dmabuf_import_available(std::string &why);
+// GL_RENDERER of a context made here; "" without GL.
+std::string gl_renderer();
 
 }  // namespace ef::test

@@ -53,6 +53,18 @@ const guint8 *pixel(GstVideoFrame *f, int x, int y) {
          y * GST_VIDEO_FRAME_PLANE_STRIDE(f, 0) + x * GST_VIDEO_FRAME_COMP_PSTRIDE(f, 0);
 }
 
+// Pushes `frames` frames of a ring of 4 RGBA memfd frames (frame i carries
+// pattern i) through a 1:1 efconvert, each checked exactly.
+void push_ring(GstHarness *h, GstBuffer *const (&ring)[4], const GstVideoInfo &in, int frames) {
+  for (int f = 0; f < frames; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    std::string bad = check_buffer(out, in, uint32_t(f % 4));  // RGBA 1:1 is exact
+    fail_unless(bad.empty(), "frame %d: %s", f, bad.c_str());
+    gst_buffer_unref(out);
+  }
+}
+
 }  // namespace
 
 // 1920x1080 into 640x640: content 640x360 at y = 140, borders exactly the
@@ -248,16 +260,37 @@ GST_START_TEST(test_cpu_maps_ring_once) {
   GstBuffer *ring[4];
   for (uint32_t i = 0; i < 4; ++i)
     ring[i] = memfd_frame(in, i);
-  for (int f = 0; f < 20; ++f) {
-    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull(h);
-    std::string bad = check_buffer(out, in, uint32_t(f % 4));  // RGBA 1:1 is exact
-    fail_unless(bad.empty(), "frame %d: %s", f, bad.c_str());
-    gst_buffer_unref(out);
-  }
+  push_ring(h, ring, in, 20);
   GstElement *conv = harness_element(h, "conv");
   fail_unless_equals_uint64(stat(conv, "src-misses"), 4);
   fail_unless_equals_uint64(stat(conv, "src-hits"), 16);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// cache-capacity applies at once, as in efupload and efvkbridge: lowered
+// while streaming, the cached mappings beyond it go now, not at the next
+// caps, and a ring larger than the cache misses every frame.
+GST_START_TEST(test_cache_capacity_applies_at_once) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 32, 32);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(in));
+  GstElement *conv = harness_element(h, "conv");
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = memfd_frame(in, i);
+  push_ring(h, ring, in, 8);
+  fail_unless_equals_uint64(stat(conv, "src-misses"), 4);
+  fail_unless_equals_uint64(stat(conv, "src-hits"), 4);
+  g_object_set(conv, "cache-capacity", 1u, nullptr);
+  guint capacity = 0;
+  g_object_get(conv, "cache-capacity", &capacity, nullptr);
+  fail_unless_equals_int(capacity, 1);
+  push_ring(h, ring, in, 8);
+  fail_unless_equals_uint64(stat(conv, "src-misses"), 12);
+  fail_unless_equals_uint64(stat(conv, "src-hits"), 4);
   for (GstBuffer *b : ring)
     gst_buffer_unref(b);
   gst_harness_teardown(h);
@@ -531,6 +564,47 @@ GST_START_TEST(test_caps_carry_size_limit) {
 }
 GST_END_TEST;
 
+// n-threads defaults to 0 (one per online CPU) and, whatever it is set to,
+// a frame large enough to be cut into bands comes out as with one thread.
+GST_START_TEST(test_n_threads) {
+  GstVideoInfo in, out;
+  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_NV12, 1281, 721);
+  gst_video_info_set_format(&out, GST_VIDEO_FORMAT_RGBP, 641, 640);
+  GstBuffer *frame = system_frame(in, 3);
+  GstBuffer *first = nullptr;
+  for (guint threads : {1u, 0u, 3u, 7u}) {
+    const std::string props = "n-threads=" + std::to_string(threads);
+    GstHarness *h = convert_harness(props.c_str(), in, out);
+    GstElement *conv = gst_bin_get_by_name(GST_BIN(h->element), "conv");
+    guint set = 99;
+    g_object_get(conv, "n-threads", &set, nullptr);
+    gst_object_unref(conv);
+    fail_unless_equals_int(set, threads);
+    GstBuffer *got = gst_harness_push_and_pull(h, gst_buffer_ref(frame));
+    fail_unless(got != nullptr, "n-threads %u: no output", threads);
+    if (!first) {
+      first = got;
+    } else {
+      GstMapInfo a, b;
+      fail_unless(gst_buffer_map(first, &a, GST_MAP_READ) && gst_buffer_map(got, &b, GST_MAP_READ));
+      fail_unless(a.size == b.size && std::memcmp(a.data, b.data, a.size) == 0,
+                  "n-threads %u: the output differs from n-threads 1", threads);
+      gst_buffer_unmap(first, &a);
+      gst_buffer_unmap(got, &b);
+      gst_buffer_unref(got);
+    }
+    gst_harness_teardown(h);
+  }
+  GstElement *fresh = gst_element_factory_make("efconvert", nullptr);
+  guint initial = 99;
+  g_object_get(fresh, "n-threads", &initial, nullptr);
+  fail_unless_equals_int(initial, 0);
+  gst_object_unref(fresh);
+  gst_buffer_unref(first);
+  gst_buffer_unref(frame);
+}
+GST_END_TEST;
+
 static Suite *convert_suite() {
   Suite *s = suite_create("efconvert");
   TCase *tc = tcase_create("element");
@@ -542,6 +616,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_output_is_fd_backed_and_identified);
   tcase_add_test(tc, test_destination_recycling);
   tcase_add_test(tc, test_cpu_maps_ring_once);
+  tcase_add_test(tc, test_cache_capacity_applies_at_once);
   tcase_add_test(tc, test_stats_on_eos);
   tcase_add_test(tc, test_zero_size_crop);
   tcase_add_test(tc, test_crop_outside_frame);
@@ -552,6 +627,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_max_errors_never);
   tcase_add_test(tc, test_size_beyond_cpu_limit);
   tcase_add_test(tc, test_caps_carry_size_limit);
+  tcase_add_test(tc, test_n_threads);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   suite_add_tcase(s, tc);
   return s;

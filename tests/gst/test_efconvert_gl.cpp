@@ -331,6 +331,161 @@ GST_END_TEST;
 
 namespace {
 
+std::string string_property(GstElement *element, const char *name) {
+  gchar *value = nullptr;
+  g_object_get(element, name, &value, nullptr);
+  std::string s = value ? value : "";
+  g_free(value);
+  return s;
+}
+
+bool contains(const std::string &s, const char *text) {
+  return s.find(text) != std::string::npos;
+}
+
+// Pushes ring[f % 4] for f in [from, to) and checks each output against the
+// CPU backend's conversion of the same frame: every frame of a trial is
+// converted once and right, whichever backend converted it.
+void expect_converted(GstHarness *h, GstBuffer *const (&ring)[4], const GstVideoInfo &in,
+                      const GstVideoInfo &out, uint32_t from, uint32_t to) {
+  for (uint32_t f = from; f < to; ++f) {
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(ring[f % 4])), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    GstBuffer *cpu = convert_one("cpu", ring[f % 4], in, out);
+    const double db = psnr(got, cpu, out);
+    fail_unless(db >= 35.0, "frame %u: %.1f dB from the CPU backend's", f, db);
+    gst_buffer_unref(cpu);
+    gst_buffer_unref(got);
+  }
+}
+
+// efconvert backend=auto on hardware GL (the renderer's kind forced) and a
+// ring of 4 smooth NV12 memfd frames.
+struct AutoOnHardware {
+  AutoOnHardware(const GstVideoInfo &in_info, const GstVideoInfo &out_info, const char *in_feature)
+      : in(in_info), out(out_info) {
+    g_setenv("EF_GL_RENDERER_KIND", "hardware", TRUE);
+    for (GstBuffer *&b : ring)
+      b = smooth_nv12(in);
+    h = gst_harness_new_parse("efconvert name=conv");
+    gst_harness_set_caps(h, caps_for(in, in_feature), caps_for(out));
+    conv = harness_element(h, "conv");
+  }
+  ~AutoOnHardware() {
+    for (GstBuffer *b : ring)
+      gst_buffer_unref(b);
+    gst_harness_teardown(h);
+  }
+  AutoOnHardware(const AutoOnHardware &) = delete;
+  AutoOnHardware &operator=(const AutoOnHardware &) = delete;
+
+  void push(uint32_t from, uint32_t to) { expect_converted(h, ring, in, out, from, to); }
+  std::string property(const char *name) const { return string_property(conv, name); }
+
+  const GstVideoInfo in, out;
+  GstBuffer *ring[4];
+  GstHarness *h;
+  GstElement *conv;
+};
+
+}  // namespace
+
+// auto on this machine's own renderer: a software rasterizer (llvmpipe) is
+// slower than the CPU backend, so auto runs the CPU and says why; on a
+// hardware renderer it does not claim software.
+GST_START_TEST(test_auto_software_renderer_takes_cpu) {
+  g_unsetenv("EF_GL_RENDERER_KIND");
+  const std::string renderer = gl_renderer();
+  fail_if(renderer.empty(), "no GL renderer");
+  const bool software = contains(renderer, "llvmpipe") || contains(renderer, "softpipe");
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 160, 160);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  GstBuffer *src = smooth_nv12(in);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(src)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstElement *conv = harness_element(h, "conv");
+  const std::string reason = string_property(conv, "backend-reason");
+  fail_unless(contains(reason, renderer.c_str()), "renderer %s, reason: %s", renderer.c_str(),
+              reason.c_str());
+  fail_unless_equals_int(contains(reason, "software"), software);
+  if (software)
+    fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), "cpu");
+  gst_buffer_unref(src);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// GL memory in (efupload's textures) and out: GL, even on llvmpipe.
+GST_START_TEST(test_auto_gl_memory_takes_gl) {
+  g_unsetenv("EF_GL_RENDERER_KIND");
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstHarness *h = gst_harness_new_parse("efupload ! efconvert name=conv");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF),
+                       caps_for(out, GST_CAPS_FEATURE_MEMORY_GL_MEMORY));
+  fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, 1)), GST_FLOW_OK);
+  GstBuffer *got = gst_harness_pull(h);
+  fail_unless(gst_is_gl_memory(gst_buffer_peek_memory(got, 0)));
+  gst_buffer_unref(got);
+  GstElement *conv = harness_element(h, "conv");
+  fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), "gl");
+  const std::string reason = string_property(conv, "backend-reason");
+  fail_unless(contains(reason, "GL memory"), "%s", reason.c_str());
+  fail_unless_equals_uint64(stat(conv, "uploads"), 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Hardware GL (the renderer's kind forced) that refuses the imports, frames
+// in system memory both ways: the first frame, on GL, is uploaded and read
+// back, which settles it: every later frame runs on the CPU. No frame is
+// lost or wrong, the GL frame counted with the rest.
+GST_START_TEST(test_auto_refused_imports_take_cpu) {
+  AutoOnHardware run(info_of(GST_VIDEO_FORMAT_NV12, 320, 240),
+                     info_of(GST_VIDEO_FORMAT_RGB, 160, 160), nullptr);
+  fail_unless(contains(run.property("backend-reason"), "trial:"));
+  g_refuse_imports = true;
+  run.push(0, 12);
+  g_refuse_imports = false;
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), "cpu");
+  const std::string reason = run.property("backend-reason");
+  fail_unless(contains(reason, "upload and a readback"), "%s", reason.c_str());
+  fail_unless_equals_uint64(stat(run.conv, "frames"), 12);
+  fail_unless_equals_uint64(stat(run.conv, "uploads"), 1);
+  fail_unless_equals_uint64(stat(run.conv, "readbacks"), 1);
+}
+GST_END_TEST;
+
+// Hardware GL (forced) that imports the source but must read RGB 300x300
+// back (rows of 900 bytes): not clear-cut, so both are timed on the first
+// frames and the faster kept; the reason gives the times.
+GST_START_TEST(test_auto_times_both) {
+  AutoOnHardware run(info_of(GST_VIDEO_FORMAT_NV12, 640, 480),
+                     info_of(GST_VIDEO_FORMAT_RGB, 300, 300), GST_CAPS_FEATURE_MEMORY_DMABUF);
+  run.push(0, 2);
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), "gl");
+  fail_unless(contains(run.property("backend-reason"), "trial:"));
+  run.push(2, 20);
+  const std::string reason = run.property("backend-reason");
+  fail_unless(contains(reason, "timed 4 frames each") && contains(reason, "destination read back"),
+              "%s", reason.c_str());
+  // The reason's times name the faster: "cpu X us, gl Y us".
+  double cpu_us = 0, gl_us = 0;
+  fail_unless(
+      sscanf(reason.c_str() + reason.find("cpu "), "cpu %lf us, gl %lf us", &cpu_us, &gl_us) == 2,
+      "%s", reason.c_str());
+  fail_unless_equals_string(run.property("backend-in-use").c_str(), gl_us < cpu_us ? "gl" : "cpu");
+  fail_unless_equals_uint64(stat(run.conv, "frames"), 20);
+  fail_unless_equals_uint64(stat(run.conv, "src-misses"), 8);  // 4 imported (GL), 4 mapped (CPU)
+  fail_unless(stat(run.conv, "readbacks") >= 8, "%lu readbacks",
+              (unsigned long)stat(run.conv, "readbacks"));
+}
+GST_END_TEST;
+
+namespace {
+
 // An output of efconvert's own memfd pool, and whether the GL backend can
 // render into it in place.
 struct OutputSize {
@@ -752,6 +907,10 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_readback_into_system_memory);
   tcase_add_test(tc, test_gl_memory_output);
   tcase_add_test(tc, test_refused_imports);
+  tcase_add_test(tc, test_auto_software_renderer_takes_cpu);
+  tcase_add_test(tc, test_auto_gl_memory_takes_gl);
+  tcase_add_test(tc, test_auto_refused_imports_take_cpu);
+  tcase_add_test(tc, test_auto_times_both);
   tcase_add_test(tc, test_packed_422_odd_widths);
   suite_add_tcase(s, tc);
   // A hang before the fix must fail in seconds, not at the default limit.

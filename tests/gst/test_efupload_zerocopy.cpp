@@ -85,6 +85,36 @@ GST_START_TEST(test_round_trip_memfd_rgb_declined) {
 }
 GST_END_TEST;
 
+// The texts of the WARNING messages queued on `bus`, each followed by a newline.
+static std::string pop_warnings(GstBus *bus) {
+  std::string texts;
+  while (GstMessage *m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+    GError *e = nullptr;
+    gst_message_parse_warning(m, &e, nullptr);
+    texts += std::string(e->message) + "\n";
+    g_error_free(e);
+    gst_message_unref(m);
+  }
+  return texts;
+}
+
+// A failed import is warned about once: the frames after it are declined
+// because the import switched itself off, not because the display has no
+// dma-buf import (which it has).
+GST_START_TEST(test_failed_import_warned_once) {
+  Upload u(info_of(GST_VIDEO_FORMAT_RGB));
+  GstBus *bus = attach_bus(u.h);
+  for (uint32_t seed = 1; seed <= 3; ++seed)
+    u.push_and_check(memfd_frame(u.info, seed), seed);
+  fail_unless_equals_uint64(stat(u.up, "declines"), 3);
+  const std::string warnings = pop_warnings(bus);
+  fail_unless_equals_string(warnings.c_str(),
+                            "Copying frames into textures instead of importing them: the EGL "
+                            "import failed\n");
+  release_bus(bus);
+}
+GST_END_TEST;
+
 // Counts output GstBuffers efupload has not sent before: a shell coming back
 // from its pool carries the mark, a newly made GstBuffer does not.
 static GstPadProbeReturn count_new_buffers(GstPad *, GstPadProbeInfo *info, gpointer data) {
@@ -330,12 +360,128 @@ GST_START_TEST(test_output_carries_identity) {
 }
 GST_END_TEST;
 
+namespace {
+
+// The three metas of one output frame.
+struct OutputMetas {
+  GstVideoMeta *video = nullptr;
+  GstParentBufferMeta *parent = nullptr;
+  GstEfIdentityMeta *identity = nullptr;
+  bool operator==(const OutputMetas &) const = default;
+};
+
+// The metas on `out`, checked against the frame it shows: `in` (a memfd
+// frame laid out as `info`), never an earlier frame's values; each pooled,
+// so its shell keeps it for the next frame.
+OutputMetas check_output_metas(GstBuffer *out, GstBuffer *in, const GstVideoInfo &info,
+                               uint32_t frame) {
+  OutputMetas m;
+  m.video = gst_buffer_get_video_meta(out);
+  m.parent = gst_buffer_get_parent_buffer_meta(out);
+  m.identity = gst_buffer_get_ef_identity_meta(out);
+  fail_unless(m.video && m.parent && m.identity, "frame %u lacks a meta", frame);
+  fail_unless_equals_int(gst_buffer_get_n_meta(out, GST_VIDEO_META_API_TYPE), 1);
+  fail_unless_equals_int(gst_buffer_get_n_meta(out, GST_PARENT_BUFFER_META_API_TYPE), 1);
+  fail_unless_equals_int(gst_buffer_get_n_meta(out, GST_EF_IDENTITY_META_API_TYPE), 1);
+  for (GstMeta *meta : {&m.video->meta, &m.parent->parent, &m.identity->meta})
+    fail_unless(GST_META_FLAG_IS_SET(meta, GST_META_FLAG_POOLED), "frame %u: %s not pooled", frame,
+                g_type_name(meta->info->api));
+  fail_unless_equals_int(m.video->format, GST_VIDEO_INFO_FORMAT(&info));
+  fail_unless_equals_int(m.video->width, GST_VIDEO_INFO_WIDTH(&info));
+  fail_unless_equals_int(m.video->height, GST_VIDEO_INFO_HEIGHT(&info));
+  fail_unless_equals_int(m.video->n_planes, GST_VIDEO_INFO_N_PLANES(&info));
+  for (guint p = 0; p < m.video->n_planes; ++p)
+    fail_unless(m.video->stride[p] >=
+                    GST_VIDEO_INFO_COMP_WIDTH(&info, p) * GST_VIDEO_INFO_COMP_PSTRIDE(&info, p),
+                "frame %u plane %u: stride %d for width %d", frame, p, m.video->stride[p],
+                GST_VIDEO_INFO_WIDTH(&info));
+  fail_unless(m.parent->buffer == in, "frame %u holds another input", frame);
+  GstEfIdentity expected;
+  fail_unless(gst_ef_memory_get_identity(gst_buffer_peek_memory(in, 0), &expected, nullptr));
+  fail_unless_equals_int(m.identity->n_identities, 1);
+  fail_unless(m.identity->identities[0].id == expected.id, "frame %u: a stale identity", frame);
+  return m;
+}
+
+// A ring of 4 memfd frames of `info` through efupload to GL memory, `n`
+// frames: every output's metas right for its frame, a recycled shell's
+// metas the very objects it carried before (none added again), and each
+// input given back (refcount 1, ours) once its output is dropped.
+void run_pooled(GstHarness *h, const GstVideoInfo &info, uint32_t n) {
+  gst_harness_set_caps(h, caps_for(info, GST_CAPS_FEATURE_MEMORY_DMABUF),
+                       caps_for(info, GST_CAPS_FEATURE_MEMORY_GL_MEMORY));
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = memfd_frame(info, i);
+  std::vector<std::pair<GstBuffer *, OutputMetas>> seen;
+  int recycled = 0;
+  for (uint32_t f = 0; f < n; ++f) {
+    GstBuffer *in = ring[f % 4];
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    const OutputMetas metas = check_output_metas(out, in, info, f);
+    auto shell = std::find_if(seen.begin(), seen.end(), [&](auto &s) { return s.first == out; });
+    if (shell == seen.end()) {
+      seen.emplace_back(out, metas);
+    } else {
+      fail_unless(shell->second == metas, "frame %u: a recycled output got new metas", f);
+      ++recycled;
+    }
+    gst_buffer_unref(out);
+    fail_unless_equals_int(GST_MINI_OBJECT_REFCOUNT_VALUE(in), 1);
+  }
+  fail_unless(recycled >= int(n) - 4, "%d of %u outputs recycled", recycled, n);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+}
+
+}  // namespace
+
+// Steady state: the output shells come back from their pool with their
+// metas, which each new frame rewrites, across new caps too.
+GST_START_TEST(test_output_metas_pooled) {
+  GstHarness *h = gst_harness_new_parse("efupload");
+  run_pooled(h, info_of(GST_VIDEO_FORMAT_NV12, 64, 48), 24);
+  run_pooled(h, info_of(GST_VIDEO_FORMAT_RGBA, 30, 17), 12);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Uploaded frames (system memory in) come in textures of a GL pool, whose
+// recycled buffers keep the pooled identity meta: each frame's own.
+GST_START_TEST(test_uploaded_outputs_carry_their_identity) {
+  const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA, 30, 17);
+  GstHarness *h = gst_harness_new_parse("efupload name=up");
+  gst_harness_set_caps(h, caps_for(info), caps_for(info, GST_CAPS_FEATURE_MEMORY_GL_MEMORY));
+  GstBuffer *ring[4];
+  for (uint32_t i = 0; i < 4; ++i)
+    ring[i] = system_frame(info, i);
+  for (uint32_t f = 0; f < 12; ++f) {
+    GstBuffer *in = ring[f % 4];
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    GstEfIdentity expected;
+    fail_unless(gst_ef_memory_get_identity(gst_buffer_peek_memory(in, 0), &expected, nullptr));
+    GstEfIdentityMeta *meta = gst_buffer_get_ef_identity_meta(out);
+    fail_unless(meta && meta->n_identities == 1, "frame %u", f);
+    fail_unless(meta->identities[0].id == expected.id, "frame %u: a stale identity", f);
+    fail_unless_equals_int(gst_buffer_get_n_meta(out, GST_EF_IDENTITY_META_API_TYPE), 1);
+    gst_buffer_unref(out);
+  }
+  fail_unless_equals_uint64(stat(harness_element(h, "up"), "uploads"), 12);
+  for (GstBuffer *b : ring)
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *zerocopy_suite() {
   Suite *s = suite_create("efupload_zerocopy");
   TCase *tc = tcase_create("import");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_round_trip_memfd_imported);
   tcase_add_test(tc, test_round_trip_memfd_rgb_declined);
+  tcase_add_test(tc, test_failed_import_warned_once);
   tcase_add_test(tc, test_steady_state_stable_memory);
   tcase_add_test(tc, test_steady_state_rewrapped_memory);
   tcase_add_test(tc, test_fd_number_reuse_no_stale_image);
@@ -343,6 +489,8 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_nv12_two_memories);
   tcase_add_test(tc, test_odd_sizes_exact);
   tcase_add_test(tc, test_output_carries_identity);
+  tcase_add_test(tc, test_output_metas_pooled);
+  tcase_add_test(tc, test_uploaded_outputs_carry_their_identity);
   tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
   tcase_add_test(tc, test_capacity_smaller_than_ring);
   tcase_add_test(tc, test_feeds_glcolorconvert);

@@ -192,6 +192,41 @@ GST_START_TEST(test_system_memory_copies) {
 }
 GST_END_TEST;
 
+// A staging slot reused before its gate was armed is named with the frame
+// that waited for it: the fifth frame copied (frames count from 0), with its
+// own pts.
+GST_START_TEST(test_staging_timeout_names_frame) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *in = into_bridge(info);
+  GstBus *bus = attach_bus(in);
+  g_object_set(in->element, "release-timeout", 20u, nullptr);
+  for (uint32_t n = 0; n < 5; ++n) {
+    GstBuffer *frame = system_frame(info, n + 1);
+    GST_BUFFER_PTS(frame) = n * 40 * GST_MSECOND;
+    fail_unless_equals_int(gst_harness_push(in, frame), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(in));  // never armed
+  }
+  fail_unless_equals_uint64(stat(in->element, "copies"), 5);
+  std::vector<std::string> named;  // the debug part's last line: the frame
+  while (GstMessage *m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+    GError *e = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_warning(m, &e, &debug);
+    if (std::strstr(e->message, "Staging slot") && debug) {
+      const char *line = std::strrchr(debug, '\n');
+      named.emplace_back(line ? line + 1 : debug);
+    }
+    g_error_free(e);
+    g_free(debug);
+    gst_message_unref(m);
+  }
+  fail_unless_equals_int(named.size(), 1);
+  fail_unless_equals_string(named[0].c_str(), "frame 4 (pts 0:00:00.160000000)");
+  release_bus(bus);
+  gst_harness_teardown(in);
+}
+GST_END_TEST;
+
 // Page-aligned system memory (a pool that asked for 4096-byte alignment)
 // is imported as a host allocation, once per buffer, and retained by a ref.
 GST_START_TEST(test_aligned_system_memory_imports) {
@@ -206,7 +241,13 @@ GST_START_TEST(test_aligned_system_memory_imports) {
     b = gst_buffer_new_allocate(nullptr, info.size, &params);
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     GstBuffer *frame = ring[seed % 2];
+    // The bridge gives the frame back from its release thread once the out
+    // bridge armed its gate: soon, not at once (a loaded machine delays it).
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!gst_buffer_is_writable(frame) && std::chrono::steady_clock::now() < end)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     GstVideoFrame vf;
+    fail_unless(gst_buffer_is_writable(frame), "the bridge still holds frame %u", seed);
     fail_unless(gst_video_frame_map(&vf, &info, frame, GST_MAP_WRITE));
     fill_frame(&vf, seed);
     gst_video_frame_unmap(&vf);
@@ -1023,6 +1064,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_round_trip_gray_nv12);
   tcase_add_test(tc, test_unimportable_stride_copies);
   tcase_add_test(tc, test_system_memory_copies);
+  tcase_add_test(tc, test_staging_timeout_names_frame);
   tcase_add_test(tc, test_aligned_system_memory_imports);
   tcase_add_test(tc, test_slow_consumer_stalls_producer);
   tcase_add_test(tc, test_never_armed_times_out);

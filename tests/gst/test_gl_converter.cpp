@@ -24,7 +24,7 @@
 #include "efconvert/convert_params.hpp"
 #include "efconvert/gl/gl_converter.hpp"
 #include "frames.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace {
 

@@ -12,7 +12,6 @@
 #include <numeric>
 
 #include <gst/check/gstcheck.h>
-#include <gst/gl/gl.h>
 
 namespace ef::stress {
 
@@ -333,33 +332,6 @@ bool Pipeline::has_error() const {
     if (m.type == GST_MESSAGE_ERROR)
       return true;
   return false;
-}
-
-namespace {
-
-GstGLDisplay *shared_gl_display() {
-  static GstGLDisplay *display = gst_gl_display_new();
-  return display;
-}
-
-}  // namespace
-
-void Pipeline::share_gl_display() {
-  GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
-  gst_context_set_gl_display(context, shared_gl_display());
-  gst_element_set_context(pipeline_, context);
-  gst_context_unref(context);
-}
-
-bool gl_context_alive() {
-  GstGLDisplay *display = shared_gl_display();
-  GST_OBJECT_LOCK(display);
-  GstGLContext *context = gst_gl_display_get_gl_context_for_thread(display, nullptr);
-  GST_OBJECT_UNLOCK(display);
-  if (!context)
-    return false;
-  gst_object_unref(context);
-  return true;
 }
 
 bool has_property(gpointer object, const char *name) {

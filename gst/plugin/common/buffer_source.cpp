@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace ef::gst {
 

@@ -12,7 +12,7 @@
 
 #include "drm_fourcc.hpp"
 #include "ef/import_key.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace ef::gst {
 

@@ -10,7 +10,8 @@
 #include <cerrno>
 #include <string>
 
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
+#include "common/output_metas.hpp"
 
 namespace ef::gst {
 
@@ -115,11 +116,7 @@ void EglImport::attach_to(GstBuffer *out) const {
     GST_MINI_OBJECT_FLAG_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD);
     gst_buffer_append_memory(out, gst_memory_ref(mem));
   }
-  gst_buffer_add_video_meta_full(
-      out, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out_info_),
-      GST_VIDEO_INFO_WIDTH(&out_info_), GST_VIDEO_INFO_HEIGHT(&out_info_),
-      GST_VIDEO_INFO_N_PLANES(&out_info_), const_cast<gsize *>(meta_offsets_.data()),
-      const_cast<gint *>(meta_strides_.data()));
+  put_video_meta(out, out_info_, meta_offsets_.data(), meta_strides_.data());
 }
 
 std::array<guint, GST_VIDEO_MAX_PLANES> EglImport::textures() const {

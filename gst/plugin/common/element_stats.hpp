@@ -2,6 +2,21 @@
 // Element statistics: a fixed list of named counters, shown as read-only
 // guint64 properties, as one "stats" GstStructure property, and posted as an
 // element message on EOS (so `gst-launch-1.0 -m` prints them).
+//
+// An element declares its counters once, as a struct:
+//
+//   struct UploadCounters {
+//     enum Counter : guint { kFrames, kHits, kCount };
+//     static constexpr const char *kName = "efupload-stats";
+//     static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+//         {kFrames, "frames", "Frames processed"},
+//         {kHits, "hits", "Import cache hits"},
+//     }};
+//   };
+//
+// and keeps an ElementStats<UploadCounters>: `stats.add(kFrames)` when
+// streaming; counters that live elsewhere (an import cache's) are filled in
+// by the element's `derive` hook at every snapshot.
 #pragma once
 
 #include <gst/gst.h>
@@ -9,39 +24,98 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
-#include <vector>
 
 namespace ef::gst {
 
 struct CounterSpec {
+  guint id;           // the counter's enumerator: must equal its index
   const char *name;   // property and structure field name
   const char *blurb;  // shown by gst-inspect
 };
 
-// Installs one read-only guint64 property per counter with ids first_id,
-// first_id + 1, ..., then a "stats" GstStructure property with id
-// first_id + counters.size().
-void install_stat_properties(GObjectClass *klass, guint first_id,
-                             std::span<const CounterSpec> counters, const char *stats_blurb);
-
-// A snapshot of an element's counters, to fill in the rest from its caches.
+// Each spec's id is its index, so an enumerator names its own table row.
 template <size_t N>
-std::array<uint64_t, N> load_counters(const std::array<std::atomic<uint64_t>, N> &counters) {
-  std::array<uint64_t, N> values{};
+constexpr bool specs_in_order(const std::array<CounterSpec, N> &specs) {
   for (size_t i = 0; i < N; ++i)
-    values[i] = counters[i].load(std::memory_order_relaxed);
-  return values;
+    if (specs[i].id != i)
+      return false;
+  return true;
 }
 
+// The untyped halves, shared by every instantiation.
+void install_stat_properties(GObjectClass *klass, guint first_id,
+                             std::span<const CounterSpec> counters, const char *name);
 GstStructure *stats_structure(const char *name, std::span<const CounterSpec> counters,
                               std::span<const uint64_t> values);
-
-// Adds the "sink" and "src" always-pads of a one-in one-out element.
-void add_pad_templates(GstElementClass *klass, const char *sink_caps, const char *src_caps);
-
-// Posts stats_structure() as an element message from `element`.
 void post_stats_message(GstElement *element, const char *name,
                         std::span<const CounterSpec> counters, std::span<const uint64_t> values);
+
+template <typename Counters>
+class ElementStats {
+ public:
+  using Counter = typename Counters::Counter;
+  static constexpr size_t kCount = Counters::kSpecs.size();
+  using Values = std::array<uint64_t, kCount>;
+  static_assert(kCount == size_t(Counters::kCount), "one spec per counter");
+  static_assert(specs_in_order(Counters::kSpecs), "specs listed in enumerator order");
+
+  // Properties the element installs from `first_id` on: one per counter,
+  // then "stats".
+  static constexpr guint kPropertyCount = guint(kCount) + 1;
+
+  static void install_properties(GObjectClass *klass, guint first_id) {
+    install_stat_properties(klass, first_id, Counters::kSpecs, Counters::kName);
+  }
+
+  // Fills in, at every snapshot, the counters the element keeps elsewhere.
+  void derive(std::function<void(Values &)> fill) { derive_ = std::move(fill); }
+
+  void add(Counter c, uint64_t n = 1) { counters_[c].fetch_add(n, std::memory_order_relaxed); }
+  // For peaks: the counter becomes `value` if that is larger.
+  void raise(Counter c, uint64_t value) {
+    uint64_t seen = counters_[c].load(std::memory_order_relaxed);
+    while (seen < value && !counters_[c].compare_exchange_weak(seen, value))
+      ;
+  }
+  uint64_t get(Counter c) const { return counters_[c].load(std::memory_order_relaxed); }
+
+  Values snapshot() const {
+    Values v{};
+    for (size_t i = 0; i < kCount; ++i)
+      v[i] = counters_[i].load(std::memory_order_relaxed);
+    if (derive_)
+      derive_(v);
+    return v;
+  }
+
+  GstStructure *structure() const {
+    const Values v = snapshot();
+    return stats_structure(Counters::kName, Counters::kSpecs, v);
+  }
+
+  // GObject::get_property for the ids install_properties() used; false for
+  // any other id.
+  bool get_property(guint first_id, guint id, GValue *value) const {
+    if (id < first_id || id >= first_id + kPropertyCount)
+      return false;
+    if (id == first_id + kCount)
+      g_value_take_boxed(value, structure());
+    else
+      g_value_set_uint64(value, snapshot()[id - first_id]);
+    return true;
+  }
+
+  // The element message on EOS, named like the structure.
+  void post(GstElement *element) const {
+    const Values v = snapshot();
+    post_stats_message(element, Counters::kName, Counters::kSpecs, v);
+  }
+
+ private:
+  std::array<std::atomic<uint64_t>, kCount> counters_{};
+  std::function<void(Values &)> derive_;
+};
 
 }  // namespace ef::gst

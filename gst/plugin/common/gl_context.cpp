@@ -77,11 +77,4 @@ void ElementGlContext::reset() {
   }
 }
 
-bool is_software_renderer(const std::string &renderer) {
-  for (const char *soft : {"llvmpipe", "softpipe", "swrast", "Software Rasterizer"})
-    if (renderer.find(soft) != std::string::npos)
-      return true;
-  return false;
-}
-
 }  // namespace ef::gst

@@ -40,8 +40,4 @@ class ElementGlContext {
   GstGLContext *context_ = nullptr;
 };
 
-// True for software rasterizers (llvmpipe, softpipe, swrast), where the CPU
-// backend is faster than GL.
-bool is_software_renderer(const std::string &renderer);
-
 }  // namespace ef::gst

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "shell_pool.hpp"
 
+#include "common/output_metas.hpp"
+
+using ef::gst::release_pooled_parent;
+
 struct _GstEfShellPool {
   GstBufferPool parent;
   guint64 allocated;  // __atomic builtins: alloc runs on any thread
@@ -19,6 +23,7 @@ static void shell_pool_reset_buffer(GstBufferPool *pool, GstBuffer *buffer) {
   GST_BUFFER_POOL_CLASS(gst_ef_shell_pool_parent_class)->reset_buffer(pool, buffer);
   // Drop the memories the shell carried: they belong to the cache, not the pool.
   gst_buffer_remove_all_memory(buffer);
+  release_pooled_parent(buffer);
   GST_MINI_OBJECT_FLAG_UNSET(buffer, GST_BUFFER_FLAG_TAG_MEMORY);
 }
 

@@ -4,7 +4,7 @@
 #include <cerrno>
 
 #include "common/gl_pool.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace ef::gst {
 

@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include <memory>
+#include <string>
 
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
@@ -27,6 +28,21 @@ struct BackendStats {
   uint64_t gpu_time_ns = 0, gpu_frames = 0;  // GPU time of the frames timed, and how many
 };
 
+inline BackendStats operator+(BackendStats a, const BackendStats &b) {
+  a.src_hits += b.src_hits;
+  a.src_misses += b.src_misses;
+  a.dst_hits += b.dst_hits;
+  a.dst_misses += b.dst_misses;
+  a.uploads += b.uploads;
+  a.readbacks += b.readbacks;
+  a.declines += b.declines;
+  a.refusals += b.refusals;
+  a.bytes_read += b.bytes_read;
+  a.gpu_time_ns += b.gpu_time_ns;
+  a.gpu_frames += b.gpu_frames;
+  return a;
+}
+
 class ConvertBackend {
  public:
   virtual ~ConvertBackend() = default;
@@ -35,6 +51,12 @@ class ConvertBackend {
   virtual Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                                const ConvertParams &params) = 0;
   virtual BackendStats stats() const { return {}; }
+  // Why backend=auto runs this backend, where the backend itself decided
+  // (a timed trial); empty otherwise.
+  virtual std::string reason() const { return {}; }
+  // cache-capacity, from the next lookup on: a smaller one evicts the least
+  // recently used entries of every cache now. Any thread.
+  virtual void set_cache_capacity(uint32_t capacity) = 0;
 
   // Pipelined read-back. convert() may return with the bytes of `out` still
   // on their way from the GPU; in_flight() counts such outputs, and
@@ -51,8 +73,10 @@ class ConvertBackend {
   virtual void sync_stats() {}
 };
 
+// n_threads: the threads that convert a frame, the caller's included (0:
+// one per online CPU).
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
-                                                 uint32_t cache_capacity);
+                                                 uint32_t cache_capacity, unsigned n_threads);
 
 #ifdef EF_HAVE_GSTGL
 // EINVAL when the GL converter cannot do in -> out. `element` names the

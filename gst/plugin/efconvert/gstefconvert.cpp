@@ -6,6 +6,7 @@
 #include <gst/ef/gstef.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <deque>
@@ -14,21 +15,25 @@
 #include <string>
 
 #include "backend.hpp"
+#include "backend_choice.hpp"
+#include "backend_trial.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #include "common/gl_limits.hpp"
 #include "common/gl_pool.hpp"
 #endif
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
 #include "convert_params.hpp"
 #include "cpu/cpu_converter.hpp"
 #include "ef/import_cache.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -68,40 +73,45 @@ const DrmSupport &drm_out() {
   return support;
 }
 
-enum Counter : guint {
-  kFrames,
-  kSrcHits,
-  kSrcMisses,
-  kDstHits,
-  kDstMisses,
-  kUploads,
-  kReadbacks,
-  kDeclines,
-  kRefusals,
-  kDropped,
-  kBytesRead,
-  kGpuTimeNs,
-  kGpuFrames,
-  kCounterCount,
+struct ConvertCounters {
+  enum Counter : guint {
+    kFrames,
+    kSrcHits,
+    kSrcMisses,
+    kDstHits,
+    kDstMisses,
+    kUploads,
+    kReadbacks,
+    kDeclines,
+    kRefusals,
+    kDropped,
+    kBytesRead,
+    kGpuTimeNs,
+    kGpuFrames,
+    kCount,
+  };
+  static constexpr const char *kName = "efconvert-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames converted"},
+      {kSrcHits, "src-hits",
+       "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
+      {kSrcMisses, "src-misses", "Sources imported (GL) or mapped (CPU) anew"},
+      {kDstHits, "dst-hits", "Destination render targets served from the cache (GL backend)"},
+      {kDstMisses, "dst-misses", "Destination render targets imported (GL backend)"},
+      {kUploads, "uploads", "Frames copied into textures because they could not be imported"},
+      {kReadbacks, "readbacks", "Frames read back from the GPU into plain system memory"},
+      {kDeclines, "declines", "Frames not imported (system memory, refused or failed import)"},
+      {kRefusals, "refusals", "Cache lookups refused because an identity no longer matched"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+      {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
+      {kGpuTimeNs, "gpu-time-ns",
+       "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
+       "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
+      {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
+  }};
 };
-
-constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
-    {"frames", "Frames converted"},
-    {"src-hits", "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
-    {"src-misses", "Sources imported (GL) or mapped (CPU) anew"},
-    {"dst-hits", "Destination render targets served from the cache (GL backend)"},
-    {"dst-misses", "Destination render targets imported (GL backend)"},
-    {"uploads", "Frames copied into textures because they could not be imported"},
-    {"readbacks", "Frames read back from the GPU into plain system memory"},
-    {"declines", "Frames not imported (system memory, refused or failed import)"},
-    {"refusals", "Cache lookups refused because an identity no longer matched"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-    {"bytes-read", "Bytes read back from the GPU into plain system memory"},
-    {"gpu-time-ns",
-     "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
-     "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
-    {"gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
-}};
+using ConvertStats = ElementStats<ConvertCounters>;
+using enum ConvertCounters::Counter;
 
 constexpr guint PROP_BACKEND = 1;
 constexpr guint PROP_BACKEND_IN_USE = 2;
@@ -115,12 +125,15 @@ constexpr guint PROP_LETTERBOX_SCALE = 9;
 constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
 constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
-constexpr guint PROP_READBACK_DEPTH = PROP_MAX_ERRORS + 1;
+constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
+constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
+constexpr guint PROP_READBACK_DEPTH = PROP_BACKEND_REASON + 1;
 constexpr guint kMaxReadbackDepth = 4;
 
-// Settings: written by the application thread, read by the streaming thread.
+// Settings: written by the application thread under ConvertState::lock, copied
+// by the streaming thread once per frame (and at set_caps).
 struct Settings {
   GstEfConvertBackend backend = GST_EF_CONVERT_BACKEND_AUTO;
   GstEfConvertMethod method = GST_EF_CONVERT_METHOD_BILINEAR;
@@ -130,6 +143,7 @@ struct Settings {
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   GstVideoOrientationMethod tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   guint cache_capacity = default_cache_capacity();
+  guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
 };
 
@@ -139,19 +153,24 @@ struct Held {
   bool in_flight;  // its bytes are still on their way from the GPU
 };
 
+// Split the way gst-plugins-rs elements are: settings under a lock, copied
+// once per frame; the stream's state (caps, backend) made in set_caps and
+// dropped in stop; statistics readable from any thread.
 struct ConvertState {
-  std::mutex lock;  // guards settings and the last plan
+  std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
+  // Stream state: written by set_caps, read by the streaming thread.
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
-  std::unique_ptr<ConvertBackend> backend;  // streaming thread
-  BackendStats retired;                     // what replaced backends counted
+  std::unique_ptr<ConvertBackend> backend;
+  BackendStats retired;  // what replaced backends counted
+  std::string reason;    // why this backend, unless it says itself
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif
   FrameErrors errors;
-  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  ConvertStats stats;
   std::deque<Held> held;        // streaming thread; oldest first
   bool last_in_flight = false;  // the frame transform() just converted
 };
@@ -176,7 +195,7 @@ GST_ELEMENT_REGISTER_DEFINE(efconvert, "efconvert", GST_RANK_NONE, GST_TYPE_EF_C
 GType gst_ef_convert_backend_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_EF_CONVERT_BACKEND_AUTO, "GL on a hardware GPU, else CPU", "auto"},
+      {GST_EF_CONVERT_BACKEND_AUTO, "The faster for the caps on this machine", "auto"},
       {GST_EF_CONVERT_BACKEND_GL, "One shader pass (GstGL)", "gl"},
       {GST_EF_CONVERT_BACKEND_CPU, "Fused libyuv pass on the CPU", "cpu"},
       {0, nullptr, nullptr},
@@ -209,27 +228,8 @@ bool is_gl_caps(GstCaps *caps) {
   return f && gst_caps_features_contains(f, "memory:GLMemory");
 }
 
-void count(ConvertState &s, Counter c, uint64_t n = 1) {
-  s.counters[c].fetch_add(n, std::memory_order_relaxed);
-}
-
-BackendStats operator+(BackendStats a, const BackendStats &b) {
-  a.src_hits += b.src_hits;
-  a.src_misses += b.src_misses;
-  a.dst_hits += b.dst_hits;
-  a.dst_misses += b.dst_misses;
-  a.uploads += b.uploads;
-  a.readbacks += b.readbacks;
-  a.declines += b.declines;
-  a.refusals += b.refusals;
-  a.bytes_read += b.bytes_read;
-  a.gpu_time_ns += b.gpu_time_ns;
-  a.gpu_frames += b.gpu_frames;
-  return a;
-}
-
-std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
-  auto v = load_counters(s.counters);
+// The counters the backends and the bad-frame rule keep themselves.
+void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   BackendStats b;
   {
     std::lock_guard lock(s.lock);
@@ -247,7 +247,6 @@ std::array<uint64_t, kCounterCount> snapshot(ConvertState &s) {
   v[kBytesRead] = b.bytes_read;
   v[kGpuTimeNs] = b.gpu_time_ns;
   v[kGpuFrames] = b.gpu_frames;
-  return v;
 }
 
 guint readback_depth(ConvertState &s) {
@@ -265,6 +264,11 @@ void replace_backend(ConvertState &s, std::unique_ptr<ConvertBackend> next) {
     old = std::move(s.backend);
     s.backend = std::move(next);
   }
+}
+
+Settings copy_settings(ConvertState &s) {
+  std::lock_guard lock(s.lock);
+  return s.settings;
 }
 
 GstVideoOrientationMethod effective_direction(const Settings &settings) {
@@ -357,19 +361,30 @@ GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection dir
   return gst_caps_fixate(othercaps);
 }
 
+FrameMemory memory_of(GstCaps *caps) {
+  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
+  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY))
+    return FrameMemory::Gl;
+  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_DMABUF))
+    return FrameMemory::DmaBuf;
+  return FrameMemory::System;
+}
+
+std::unique_ptr<ConvertBackend> chosen(GstEfConvert *self, std::unique_ptr<ConvertBackend> backend,
+                                       const std::string &reason) {
+  GST_INFO_OBJECT(self, "backend %s: %s", backend->name(), reason.c_str());
+  std::lock_guard lock(state_of(self).lock);
+  state_of(self).reason = reason;
+  return backend;
+}
+
 #ifdef EF_HAVE_GSTGL
 // The GL backend, or why not.
-Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st,
-                                                       bool require_hardware) {
+Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st) {
   ConvertState &s = state_of(self);
   auto context = s.gl.ensure(GST_ELEMENT(self));
   if (!context)
     return context.error();
-  if (require_hardware) {
-    const std::string renderer = s.gl.renderer();
-    if (is_software_renderer(renderer))
-      return Error{ENOTSUP, "GL renders in software (" + renderer + ")"};
-  }
   const SizeLimit limit = gl_size_limit(*context);
   for (const GstVideoInfo *info : {&s.in_info, &s.out_info})
     for (gint side : {GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info)})
@@ -378,39 +393,69 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const
                                 std::to_string(limit.max_side)};
   return make_gl_backend(GST_ELEMENT(self), *context, s.in_info, s.out_info, st.cache_capacity);
 }
+
+// This machine as backend=auto sees it for these caps. EF_GL_RENDERER_KIND
+// (hardware, software) overrides what the renderer's name says.
+Machine describe_machine(GstEfConvert *self, const Settings &st, GstCaps *incaps,
+                         GstCaps *outcaps) {
+  Machine m;
+  m.in = memory_of(incaps);
+  m.out = memory_of(outcaps);
+  // The cores the CPU backend will use: n-threads caps them.
+  const guint online = std::max(1u, g_get_num_processors());
+  m.cores = st.n_threads == 0 ? online : std::min(st.n_threads, online);
+  auto context = state_of(self).gl.ensure(GST_ELEMENT(self));
+  if (!context) {
+    m.renderer = context.error().message;
+    return m;
+  }
+  m.renderer = state_of(self).gl.renderer();
+  m.gl = gl_kind_of(m.renderer, g_getenv("EF_GL_RENDERER_KIND"));
+  return m;
+}
 #endif
 
-// auto: GL where the frames already are in GL or GL runs on hardware, the
-// CPU where GL is a software rasterizer or missing. Logs which and why.
-std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Settings &st,
-                                               GstCaps *incaps, GstCaps *outcaps) {
+// The backend for these caps: the one asked for, else what the frame path
+// costs on this machine says (backend_choice), timing both where that is
+// not clear-cut (backend_trial). Logs which and why.
+std::unique_ptr<ConvertBackend> make_backend(GstEfConvert *self, const Settings &st,
+                                             GstCaps *incaps, GstCaps *outcaps) {
   ConvertState &s = state_of(self);
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU && is_gl_caps(outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("backend=cpu cannot output GL memory"),
                       ("use backend=gl or auto"));
     return nullptr;
   }
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
-    GST_INFO_OBJECT(self, "backend cpu: asked for");
-    return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
-  }
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU)
+    return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                  "asked for");
 #ifdef EF_HAVE_GSTGL
-  const bool gl_frames = is_gl_caps(incaps) || is_gl_caps(outcaps);
-  const bool must_gl = st.backend == GST_EF_CONVERT_BACKEND_GL || gl_frames;
-  auto gl = try_gl_backend(self, st, !must_gl);
-  if (gl) {
-    GST_INFO_OBJECT(self, "backend gl: %s",
-                    st.backend == GST_EF_CONVERT_BACKEND_GL
-                        ? "asked for"
-                        : (gl_frames ? "the frames are GL memory" : "GL runs on hardware"));
-    return std::move(gl).value();
-  }
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
+    auto gl = try_gl_backend(self, st);
+    if (gl)
+      return chosen(self, std::move(gl).value(), "asked for");
     GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
                       ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
     return nullptr;
   }
-  GST_INFO_OBJECT(self, "backend cpu: %s", gl.error().message.c_str());
+  const Machine machine = describe_machine(self, st, incaps, outcaps);
+  Choice choice = choose_backend(machine);
+  if (choice.pick != Pick::Cpu) {
+    auto gl = try_gl_backend(self, st);
+    if (gl && choice.pick == Pick::Gl)
+      return chosen(self, std::move(gl).value(), choice.reason);
+    if (gl) {
+      std::lock_guard lock(s.lock);
+      s.reason.clear();  // the trial says why
+      return make_trial_backend(
+          GST_ELEMENT(self),
+          make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+          std::move(gl).value(), machine, choice.reason);
+    }
+    choice.reason = "the GL backend is not available: " + gl.error().message;
+  }
+  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                choice.reason);
 #else
   (void)incaps;
   (void)outcaps;
@@ -418,9 +463,9 @@ std::unique_ptr<ConvertBackend> choose_backend(GstEfConvert *self, const Setting
     GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"), (nullptr));
     return nullptr;
   }
-  GST_INFO_OBJECT(self, "backend cpu: built without GstGL");
+  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
+                "built without GstGL");
 #endif
-  return make_cpu_backend(s.in_info, s.out_info, st.cache_capacity);
 }
 
 // The largest frame the backend that must run can take: the GL context's
@@ -445,11 +490,7 @@ SizeLimit size_limit(GstEfConvert *self, const Settings &st, GstCaps *incaps, Gs
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  Settings settings;
-  {
-    std::lock_guard lock(s.lock);
-    settings = s.settings;
-  }
+  const Settings settings = copy_settings(s);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
@@ -460,7 +501,7 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     return FALSE;
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
-  auto backend = choose_backend(self, settings, incaps, outcaps);
+  auto backend = make_backend(self, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
@@ -597,10 +638,7 @@ GstVideoRectangle frame_crop(GstBuffer *in, const GstVideoInfo &info, const Sett
   return crop;
 }
 
-Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
-  ConvertState &s = state_of(self);
-  std::lock_guard lock(s.lock);
-  const Settings &settings = s.settings;
+Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
   auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
                               frame_crop(in, s.in_info, settings),
                               GST_VIDEO_INFO_WIDTH(&s.out_info), GST_VIDEO_INFO_HEIGHT(&s.out_info),
@@ -613,6 +651,7 @@ Result<ConvertParams> plan_frame(GstEfConvert *self, GstBuffer *in) {
   plan->fill = {uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c), uint8_t(c >> 24)};
   plan->matrix = s.in_info.colorimetry.matrix;
   plan->range = s.in_info.colorimetry.range;
+  std::lock_guard lock(s.lock);
   s.last_plan = *plan;
   return plan;
 }
@@ -625,7 +664,8 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
-  auto params = plan_frame(self, in);
+  const Settings settings = copy_settings(s);  // once per frame
+  auto params = plan_frame(s, in, settings);
   if (!params)
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
                         "Invalid crop: " + params.error().message);
@@ -638,7 +678,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                         "Conversion failed: " + done.error().message,
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
-  count(s, kFrames);
+  s.stats.add(kFrames);
   gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
   GError *raw = nullptr;
   if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
@@ -735,8 +775,7 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
     if (s.backend)
       s.backend->sync_stats();
-    auto values = snapshot(s);
-    post_stats_message(GST_ELEMENT(trans), "efconvert-stats", kCounters, values);
+    s.stats.post(GST_ELEMENT(trans));
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
     GstTagList *tags;
     gst_event_parse_tag(event, &tags);
@@ -866,6 +905,11 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         break;
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
+        if (s.backend)
+          s.backend->set_cache_capacity(st.cache_capacity);
+        break;
+      case PROP_N_THREADS:
+        st.n_threads = g_value_get_uint(value);
         break;
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
@@ -888,14 +932,8 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efconvert-stats", kCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   std::lock_guard lock(s.lock);
   const Settings &st = s.settings;
   const ConvertParams &plan = s.last_plan;
@@ -906,6 +944,11 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     case PROP_BACKEND_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->name() : "none");
       break;
+    case PROP_BACKEND_REASON: {
+      const std::string own = s.backend ? s.backend->reason() : std::string();
+      g_value_set_string(value, !s.backend ? "" : own.empty() ? s.reason.c_str() : own.c_str());
+      break;
+    }
     case PROP_METHOD:
       g_value_set_enum(value, st.method);
       break;
@@ -923,6 +966,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_CACHE_CAPACITY:
       g_value_set_uint(value, st.cache_capacity);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint(value, st.n_threads);
       break;
     case PROP_READBACK_DEPTH:
       g_value_set_uint(value, st.readback_depth);
@@ -962,8 +1008,10 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_BACKEND,
       g_param_spec_enum(
           "backend", "Backend",
-          "Where conversions run. auto picks GL on a hardware GPU and the CPU where "
-          "GL is a software rasterizer (llvmpipe, softpipe) or missing",
+          "Where conversions run. auto decides per caps from what a frame costs: GL for GL "
+          "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
+          "or would upload and read back every frame, else the faster of both timed on the "
+          "first frames (backend-reason says why)",
           GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property(
@@ -971,6 +1019,12 @@ void install_properties(GObjectClass *object_class) {
       g_param_spec_string("backend-in-use", "Backend in use",
                           "The backend chosen for the current caps (gl, cpu, or none)", "none",
                           ro_flags()));
+  g_object_class_install_property(
+      object_class, PROP_BACKEND_REASON,
+      g_param_spec_string("backend-reason", "Backend reason",
+                          "Why backend-in-use runs: asked for, or what auto found (while auto "
+                          "times both backends, it begins with \"trial:\")",
+                          "", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_METHOD,
       g_param_spec_enum("method", "Method", "Scaling filter", GST_TYPE_EF_CONVERT_METHOD,
@@ -995,14 +1049,9 @@ void install_properties(GObjectClass *object_class) {
                            GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
           rw_flags()));
   g_object_class_override_property(object_class, PROP_VIDEO_DIRECTION, "video-direction");
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Entries each cache keeps: sources (EGLImages on GL, memfd mappings on the CPU) and "
-          "destinations (GL); applied when caps are next set. "
-          "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(), rw_flags()));
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Entries: sources (EGLImages on GL, memfd mappings on the CPU) "
+                                  "and destinations (GL render targets)");
   g_object_class_install_property(
       object_class, PROP_LETTERBOX_SCALE,
       g_param_spec_double("letterbox-scale", "Letterbox scale",
@@ -1016,10 +1065,14 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_LETTERBOX_Y,
       g_param_spec_int("letterbox-y", "Letterbox y", "Top border of the last frame, in pixels", 0,
                        G_MAXINT, 0, ro_flags()));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efconvert-stats on EOS)");
+  ConvertStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
+  g_object_class_install_property(
+      object_class, PROP_N_THREADS,
+      g_param_spec_uint("n-threads", "Threads",
+                        "Threads that convert a frame on the CPU backend, the streaming thread "
+                        "included (0 = one per online CPU); applied when caps are next set",
+                        0, 1024, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_READBACK_DEPTH,
       g_param_spec_uint(
@@ -1071,4 +1124,6 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 
 static void gst_ef_convert_init(GstEfConvert *self) {
   self->state = new ConvertState();
+  ConvertState &s = *self->state;
+  s.stats.derive([&s](ConvertStats::Values &v) { derive_counters(s, v); });
 }

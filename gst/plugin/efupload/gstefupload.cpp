@@ -11,20 +11,18 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <memory>
 #include <string>
 
-#include "common/buffer_source.hpp"
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
-#include "common/frame_layout.hpp"
 #include "common/gl_limits.hpp"
-#include "gst_ptr.hpp"
-#include "common/shell_pool.hpp"
-#include "common/texture_uploader.hpp"
-#include "common/egl_import.hpp"
+#include "common/gst_ptr.hpp"
+#include "common/pad_templates.hpp"
+#include "gl_uploader.hpp"
+#include "common/output_metas.hpp"
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_upload_debug);
 #define GST_CAT_DEFAULT gst_ef_upload_debug
@@ -44,79 +42,64 @@ constexpr const char *kSrcCaps =
     ", texture-target = (string) 2D;" EF_DMABUF_CAPS(EF_UPLOAD_FORMATS) ";" GST_VIDEO_CAPS_MAKE(
         EF_UPLOAD_FORMATS);
 
-enum Counter : guint {
-  kFrames,
-  kImports,
-  kHits,
-  kMisses,
-  kEvictions,
-  kUncached,
-  kRefusals,
-  kDeclines,
-  kUploads,
-  kBytesCopied,
-  kPassthrough,
-  kDropped,
-  kCounterCount,
+struct UploadCounters {
+  enum Counter : guint {
+    kFrames,
+    kImports,
+    kHits,
+    kMisses,
+    kEvictions,
+    kUncached,
+    kRefusals,
+    kDeclines,
+    kUploads,
+    kBytesCopied,
+    kPassthrough,
+    kDropped,
+    kCount,
+  };
+  static constexpr const char *kName = "efupload-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames processed"},
+      {kImports, "imports", "Frames imported into EGL (cache misses that imported)"},
+      {kHits, "hits", "Import cache hits: frames served from an earlier import"},
+      {kMisses, "misses", "Import cache misses"},
+      {kEvictions, "evictions", "Imports evicted from the cache (least recently used)"},
+      {kUncached, "uncached", "Imports used once because nothing could be retained"},
+      {kRefusals, "refusals", "Lookups refused because the identity no longer matched its source"},
+      {kDeclines, "declines",
+       "Frames not imported (system memory, refused or failed import) and uploaded"},
+      {kUploads, "uploads", "Frames copied into pooled textures"},
+      {kBytesCopied, "bytes-copied", "Bytes copied by uploads"},
+      {kPassthrough, "passthrough",
+       "Frames passed on in their own memory because downstream did not take GL "
+       "memory (no upload, no import)"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+  }};
 };
-
-constexpr std::array<CounterSpec, kCounterCount> kCounters = {{
-    {"frames", "Frames processed"},
-    {"imports", "Frames imported into EGL (cache misses that imported)"},
-    {"hits", "Import cache hits: frames served from an earlier import"},
-    {"misses", "Import cache misses"},
-    {"evictions", "Imports evicted from the cache (least recently used)"},
-    {"uncached", "Imports used once because nothing could be retained"},
-    {"refusals", "Lookups refused because the identity no longer matched its source"},
-    {"declines", "Frames not imported (system memory, refused or failed import) and uploaded"},
-    {"uploads", "Frames copied into pooled textures"},
-    {"bytes-copied", "Bytes copied by uploads"},
-    {"passthrough",
-     "Frames passed on in their own memory because downstream did not take GL "
-     "memory (no upload, no import)"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-}};
+using UploadStats = ElementStats<UploadCounters>;
+using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
 constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
-// Why a frame was not imported; each is warned about once.
-enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed, NoDriverSupport };
-
-const char *decline_text(Decline why) {
-  switch (why) {
-    case Decline::SystemMemory:
-      return "input is not fd-backed memory";
-    case Decline::NoIdentity:
-      return "input memory has no buffer identity";
-    case Decline::Refused:
-      return "identity validation refused the cached import";
-    case Decline::ImportFailed:
-      return "the EGL import failed";
-    case Decline::NoDriverSupport:
-      return "the EGL display cannot import dma-bufs";
-  }
-  return "unknown";
-}
-
+// Settings (cache-capacity, max-errors) live in the cache and the bad-frame
+// rule, which take them from any thread; the rest is the stream's state,
+// made in set_caps and gl_start and dropped in stop and gl_stop.
 struct UploadState {
+  explicit UploadState(GstElement *element) : gl(element, gst_ef_upload_debug) {}
+
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
-  uint64_t in_modifier = 0;
   // The dma-buf layouts the EGL import takes (per-plane imports: LINEAR).
   DrmSupport drm{EF_UPLOAD_FORMATS};
   bool have_caps = false;
   bool gl_output = false;
-  ImportCache<EglImport> cache;
-  GstBufferPool *shell_pool = nullptr;
-  std::unique_ptr<TextureUploader> uploader;  // the copy path, made on first use
-  bool import_disabled = false;
-  bool imported = false;  // the frame in flight was imported (streaming thread)
-  uint32_t warned = 0;    // bit per Decline
+  GlUploader gl;  // the GL output: imports, else uploads
   FrameErrors errors;
-  std::array<std::atomic<uint64_t>, kCounterCount> counters{};
+  UploadStats stats;
 };
 
 }  // namespace
@@ -138,29 +121,20 @@ UploadState &state_of(gpointer self) {
   return *GST_EF_UPLOAD(self)->state;
 }
 
-std::array<uint64_t, kCounterCount> snapshot(UploadState &s) {
-  auto v = load_counters(s.counters);
-  ImportCacheStats c = s.cache.stats();
-  v[kHits] = c.hits;
-  v[kMisses] = c.misses;
-  v[kEvictions] = c.evictions;
-  v[kUncached] = c.uncached;
-  v[kRefusals] = c.refusals;
+// The counters the GL output (its imports, uploads and cache) and the
+// bad-frame rule keep themselves.
+void derive_counters(const UploadState &s, UploadStats::Values &v) {
+  const GlUploadStats u = s.gl.stats();
+  v[kImports] = u.imports;
+  v[kDeclines] = u.declines;
+  v[kUploads] = u.uploads;
+  v[kBytesCopied] = u.bytes_copied;
+  v[kHits] = u.cache.hits;
+  v[kMisses] = u.cache.misses;
+  v[kEvictions] = u.cache.evictions;
+  v[kUncached] = u.cache.uncached;
+  v[kRefusals] = u.cache.refusals;
   v[kDropped] = s.errors.dropped();
-  return v;
-}
-
-void count(UploadState &s, Counter c, uint64_t n = 1) {
-  s.counters[c].fetch_add(n, std::memory_order_relaxed);
-}
-
-void release_pools(UploadState &s) {
-  s.uploader.reset();
-  if (s.shell_pool) {
-    gst_buffer_pool_set_active(s.shell_pool, FALSE);
-    gst_object_unref(s.shell_pool);
-    s.shell_pool = nullptr;
-  }
 }
 
 // Output caps of a sink caps structure: the GL variant first (preferred),
@@ -209,9 +183,9 @@ GstCaps *caps_towards_sink(GstCaps *caps, const DrmSupport &drm) {
 // The identities of the source bytes, carried on every output frame: the
 // input's own meta when upstream attached one, else derived from its memories.
 void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
-  if (gst_buffer_get_ef_identity_meta(out))
-    return;  // copied along with memories it still describes
   if (out == in) {
+    if (gst_buffer_get_ef_identity_meta(out))
+      return;  // copied along with memories it still describes
     GError *raw = nullptr;
     if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
       ErrorPtr error(raw);
@@ -219,140 +193,22 @@ void attach_identity(GstEfUpload *self, GstBuffer *out, GstBuffer *in) {
     }
     return;
   }
-  GstEfIdentity ids[GST_EF_IDENTITY_META_MAX];
-  guint n = 0;
-  if (GstEfIdentityMeta *upstream = gst_buffer_get_ef_identity_meta(in)) {
-    n = upstream->n_identities;
-    std::copy_n(upstream->identities, n, ids);
-  } else {
-    n = std::min(gst_buffer_n_memory(in), guint(GST_EF_IDENTITY_META_MAX));
-    for (guint i = 0; i < n; ++i)
-      if (!gst_ef_memory_get_identity(gst_buffer_peek_memory(in, i), &ids[i], nullptr))
-        return;
-  }
-  auto *m = reinterpret_cast<GstEfIdentityMeta *>(
-      gst_buffer_add_meta(out, GST_EF_IDENTITY_META_INFO, nullptr));
-  m->n_identities = n;
-  std::copy_n(ids, n, m->identities);
-}
-
-void decline(GstEfUpload *self, Decline why, const std::string &detail) {
-  UploadState &s = state_of(self);
-  count(s, kDeclines);
-  const uint32_t bit = 1u << unsigned(why);
-  if (!(s.warned & bit)) {
-    s.warned |= bit;
-    GST_ELEMENT_WARNING(
-        self, STREAM, NOT_IMPLEMENTED,
-        ("Copying frames into textures instead of importing them: %s", decline_text(why)),
-        ("%s", detail.c_str()));
-  }
-  GST_INFO_OBJECT(self, "declined: %s: %s", decline_text(why), detail.c_str());
-}
-
-bool all_planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
-  for (guint p = 0; p < layout.n_planes; ++p)
-    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
-      return false;
-  return true;
-}
-
-// The zero-copy path. nullptr when the frame is declined (already counted).
-GstBuffer *import_frame(GstEfUpload *self, GstBuffer *in, const FrameLayout &layout) {
-  UploadState &s = state_of(self);
-  GstGLContext *context = GST_GL_BASE_FILTER(self)->context;
-  if (!all_planes_in_fd_memory(in, layout)) {
-    decline(self, Decline::SystemMemory, "memory is not a dma-buf or memfd");
-    return nullptr;
-  }
-  if (s.import_disabled || !egl_dmabuf_import_available(context)) {
-    decline(self, Decline::NoDriverSupport,
-            s.import_disabled ? "an earlier import of this format failed"
-                              : "EGL_EXT_image_dma_buf_import is missing");
-    return nullptr;
-  }
-  auto key = frame_import_key(in, layout);
-  if (!key) {
-    decline(self, Decline::NoIdentity, key.error().message);
-    return nullptr;
-  }
-  BufferSource source(in, layout, *key);
-  bool imported = false;
-  auto got = s.cache.acquire(*key, source, [&]() -> Result<EglImport> {
-    auto made = EglImport::create(context, in, layout, s.in_info);
-    imported = made.ok();
-    return made;
-  });
-  if (!got) {
-    if (got.error().code == ESTALE) {
-      decline(self, Decline::Refused, got.error().message);
-    } else {
-      // The driver said no: it will say no to every frame of these caps.
-      s.import_disabled = true;
-      decline(self, Decline::ImportFailed, got.error().message);
-    }
-    return nullptr;
-  }
-  if (imported) {
-    count(s, kImports);
-    GST_DEBUG_OBJECT(self, "imported %s", key->describe().c_str());
-  }
-  GstBuffer *out = nullptr;
-  if (gst_buffer_pool_acquire_buffer(s.shell_pool, &out, nullptr) != GST_FLOW_OK) {
-    decline(self, Decline::ImportFailed, "no output buffer could be taken from the shell pool");
-    return nullptr;
-  }
-  got->import->attach_to(out);
-  // The texture shows the input's bytes: keep the input (and so its pool
-  // slot) alive until downstream is done with the output.
-  gst_buffer_add_parent_buffer_meta(out, in);
-  return out;
-}
-
-// The copy path, step 1: a pooled texture for the frame.
-GstFlowReturn acquire_upload_buffer(GstEfUpload *self, GstBuffer **out) {
-  UploadState &s = state_of(self);
-  if (!s.uploader)
-    s.uploader = std::make_unique<TextureUploader>(GST_GL_BASE_FILTER(self)->context, s.in_info);
-  auto buffer = s.uploader->acquire();
-  if (!buffer) {
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", buffer.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  *out = *buffer;
-  return GST_FLOW_OK;
-}
-
-// The copy path, step 2: the pixels into it. Counted as an upload.
-GstFlowReturn upload_pixels(GstEfUpload *self, GstBuffer *in, GstBuffer *out) {
-  UploadState &s = state_of(self);
-  if (auto copied = s.uploader->copy(in, out); !copied) {
-    if (copied.error().code == EINVAL)  // the input frame, not the element
-      return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                          copied.error().message);
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("%s", copied.error().message.c_str()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  count(s, kUploads);
-  count(s, kBytesCopied, s.in_info.size);
-  return GST_FLOW_OK;
+  put_identity_meta(out, in);
 }
 
 // Makes the output frame: the input itself when downstream takes its memory,
-// else the cached textures of its import, else a pooled texture that
-// transform() fills.
+// else GL memory showing it (its import, or an upload).
 GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *in,
                                                   GstBuffer **outbuf) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
-  count(s, kFrames);
-  s.imported = false;
+  s.stats.add(kFrames);
 
   if (!s.gl_output) {
     // Downstream takes the input memory as it is. Only a frame still lacking
     // its identity meta is touched, and only copied (the GstBuffer, not the
     // bytes) when someone else holds it too.
-    count(s, kPassthrough);
+    s.stats.add(kPassthrough);
     if (gst_buffer_get_ef_identity_meta(in)) {
       *outbuf = in;
       return GST_FLOW_OK;
@@ -362,34 +218,19 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
     return GST_FLOW_OK;
   }
 
-  auto layout = locate_planes(in, s.in_info);
-  if (!layout)
-    return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-                        "Invalid input frame: " + layout.error().message);
-  layout->modifier = s.in_modifier;
-  *outbuf = import_frame(self, in, *layout);
-  s.imported = *outbuf != nullptr;
-  if (!s.imported) {
-    GstFlowReturn ret = acquire_upload_buffer(self, outbuf);
-    if (ret != GST_FLOW_OK)
-      return ret;
-  }
+  GstFlowReturn ret = s.gl.upload(GST_GL_BASE_FILTER(self)->context, in, s.errors, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
   gst_buffer_copy_into(
       *outbuf, in, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   attach_identity(self, *outbuf, in);
   return GST_FLOW_OK;
 }
 
-GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
-  auto *self = GST_EF_UPLOAD(trans);
-  UploadState &s = state_of(self);
-  GstFlowReturn ret = GST_FLOW_OK;
-  // Nothing to copy when the output shows the input's own bytes.
-  if (s.gl_output && !s.imported)
-    ret = upload_pixels(self, in, out);
-  if (ret == GST_FLOW_OK)
-    s.errors.good_frame();
-  return ret;
+// The output is made whole in prepare_output_buffer.
+GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *, GstBuffer *) {
+  state_of(trans).errors.good_frame();
+  return GST_FLOW_OK;
 }
 
 // GL texture sides are bounded by the context, once there is one; system
@@ -476,15 +317,11 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
     return FALSE;
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
-  s.in_modifier = caps->in.drm.modifier;
   if (s.gl_output)
     if (const std::string problem = texture_problem(s.in_info); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, incaps);
   s.have_caps = true;
-  // A new size or stride must re-import; drop everything of the old caps.
-  s.cache.clear();
-  s.import_disabled = false;
-  s.uploader.reset();
+  s.gl.set_caps(s.in_info, caps->in.drm.modifier);
   if (s.gl_output)
     GST_INFO_OBJECT(self, "GL output for %" GST_PTR_FORMAT, incaps);
   else
@@ -500,33 +337,28 @@ gboolean gst_ef_upload_propose_allocation(GstBaseTransform *, GstQuery *, GstQue
 }
 
 gboolean gst_ef_upload_gl_start(GstGLBaseFilter *filter) {
-  UploadState &s = state_of(filter);
-  if (!s.shell_pool) {
-    s.shell_pool = gst_ef_shell_pool_new();
-    gst_buffer_pool_set_active(s.shell_pool, TRUE);
-  }
+  state_of(filter).gl.start();
   return GST_GL_BASE_FILTER_CLASS(parent_class)->gl_start(filter);
 }
 
 void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
-  UploadState &s = state_of(filter);
-  s.cache.clear();
-  release_pools(s);
+  state_of(filter).gl.stop();
   GST_GL_BASE_FILTER_CLASS(parent_class)->gl_stop(filter);
 }
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
-  s.cache.clear();
-  s.warned = 0;
+  // The stream's state goes; the next start negotiates afresh.
+  s.gl.new_stream();
+  s.have_caps = false;
+  s.gl_output = false;
   s.errors.reset();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
 }
 
 gboolean gst_ef_upload_sink_event(GstBaseTransform *trans, GstEvent *event) {
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    auto values = snapshot(state_of(trans));
-    post_stats_message(GST_ELEMENT(trans), "efupload-stats", kCounters, values);
+    state_of(trans).stats.post(GST_ELEMENT(trans));
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
@@ -535,7 +367,7 @@ void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, 
   UploadState &s = state_of(object);
   switch (id) {
     case PROP_CACHE_CAPACITY:
-      s.cache.set_capacity(g_value_get_uint(value));
+      s.gl.cache().set_capacity(g_value_get_uint(value));
       break;
     case PROP_MAX_ERRORS:
       s.errors.set_max_errors(g_value_get_int(value));
@@ -549,27 +381,20 @@ void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, 
 void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   UploadState &s = state_of(object);
   if (id == PROP_CACHE_CAPACITY) {
-    g_value_set_uint(value, s.cache.capacity());
+    g_value_set_uint(value, s.gl.cache().capacity());
     return;
   }
   if (id == PROP_MAX_ERRORS) {
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efupload-stats", kCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 void gst_ef_upload_finalize(GObject *object) {
   auto *self = GST_EF_UPLOAD(object);
-  release_pools(*self->state);
   delete self->state;
   G_OBJECT_CLASS(parent_class)->finalize(object);
 }
@@ -586,18 +411,9 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   object_class->get_property = gst_ef_upload_get_property;
   object_class->finalize = gst_ef_upload_finalize;
 
-  g_object_class_install_property(
-      object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint(
-          "cache-capacity", "Cache capacity",
-          "Imports kept at most (least recently used evicted). Each pins one input "
-          "buffer, so at most capacity x frame size stays allocated. Default: "
-          "EF_IMPORT_CACHE_CAPACITY, else 16",
-          0, 1u << 20, default_cache_capacity(),
-          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efupload-stats on EOS)");
+  install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
+                                  "Imports (EGLImages of input buffers)");
+  UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
@@ -625,5 +441,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 }
 
 static void gst_ef_upload_init(GstEfUpload *self) {
-  self->state = new UploadState();
+  self->state = new UploadState(GST_ELEMENT(self));
+  UploadState &s = *self->state;
+  s.stats.derive([&s](UploadStats::Values &v) { derive_counters(s, v); });
 }

@@ -15,6 +15,8 @@
 
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/frame_importer.hpp"
+#include "device_context.hpp"
 #include "ef/import_cache.hpp"
 #include "release_queue.hpp"
 #include "vk/device.hpp"
@@ -23,50 +25,67 @@
 #include "vk/imported_frame.hpp"
 #include "vk/staging_ring.hpp"
 
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
+
 namespace ef::gst {
 
-enum BridgeCounter : guint {
-  kFrames,
-  kImports,
-  kHits,
-  kMisses,
-  kEvictions,
-  kRefusals,
-  kDeclines,
-  kCopies,
-  kBytesCopied,
-  kGateTimeouts,
-  kDownloads,
-  kDstHits,
-  kDstMisses,
-  kValidationMessages,
-  kDropped,
-  kHeldPeak,
-  kHeldWaits,
-  kBridgeCounterCount,
+struct BridgeCounters {
+  enum Counter : guint {
+    kFrames,
+    kImports,
+    kHits,
+    kMisses,
+    kEvictions,
+    kRefusals,
+    kDeclines,
+    kCopies,
+    kBytesCopied,
+    kGateTimeouts,
+    kDownloads,
+    kDstHits,
+    kDstMisses,
+    kValidationMessages,
+    kDropped,
+    kHeldPeak,
+    kHeldWaits,
+    kCount,
+  };
+  static constexpr const char *kName = "efvkbridge-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames bridged, both directions"},
+      {kImports, "imports",
+       "Input frames imported into Vulkan without a copy (cache misses that imported)"},
+      {kHits, "hits", "Input frames served from an earlier import (no Vulkan object created)"},
+      {kMisses, "misses", "Input import cache misses"},
+      {kEvictions, "evictions", "Imports evicted from the cache (least recently used)"},
+      {kRefusals, "refusals", "Lookups refused because an identity no longer matched its source"},
+      {kDeclines, "declines",
+       "Frames not imported (system memory, stride, refused or failed import)"},
+      {kCopies, "copies",
+       "Frames copied by the CPU (into staging images, or out of a staging buffer)"},
+      {kBytesCopied, "bytes-copied", "Bytes copied by the CPU"},
+      {kGateTimeouts, "gate-timeouts",
+       "Frames released because their gate was not armed within release-timeout"},
+      {kDownloads, "downloads", "Application VkImages copied by the GPU into fd-backed frames"},
+      {kDstHits, "dst-hits", "Output buffers served from an earlier import as a VkBuffer"},
+      {kDstMisses, "dst-misses", "Output buffers imported as a VkBuffer anew"},
+      {kValidationMessages, "validation-messages",
+       "Vulkan validation warnings and errors on the bridge's own device"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+      {kHeldPeak, "held-peak",
+       "Most input frames held at once for their slot-release gates (at most max-held)"},
+      {kHeldWaits, "held-waits",
+       "Input frames that waited for a held frame to go back (max-held reached)"},
+  }};
 };
-
-inline constexpr std::array<CounterSpec, kBridgeCounterCount> kBridgeCounters = {{
-    {"frames", "Frames bridged, both directions"},
-    {"imports", "Input frames imported into Vulkan without a copy (cache misses that imported)"},
-    {"hits", "Input frames served from an earlier import (no Vulkan object created)"},
-    {"misses", "Input import cache misses"},
-    {"evictions", "Imports evicted from the cache (least recently used)"},
-    {"refusals", "Lookups refused because an identity no longer matched its source"},
-    {"declines", "Frames not imported (system memory, stride, refused or failed import)"},
-    {"copies", "Frames copied by the CPU (into staging images, or out of a staging buffer)"},
-    {"bytes-copied", "Bytes copied by the CPU"},
-    {"gate-timeouts", "Frames released because their gate was not armed within release-timeout"},
-    {"downloads", "Application VkImages copied by the GPU into fd-backed frames"},
-    {"dst-hits", "Output buffers served from an earlier import as a VkBuffer"},
-    {"dst-misses", "Output buffers imported as a VkBuffer anew"},
-    {"validation-messages", "Vulkan validation warnings and errors on the bridge's own device"},
-    {"dropped", "Bad input frames dropped with a warning (see max-errors)"},
-    {"held-peak", "Most input frames held at once for their slot-release gates (at most max-held)"},
-    {"held-waits", "Input frames that waited for a held frame to go back (max-held reached)"},
-}};
+using BridgeStats = ElementStats<BridgeCounters>;
+using enum BridgeCounters::Counter;
 
 enum class Direction { None, IntoVulkan, OutOfVulkan };
+
+// What the bridge says when it copies a frame into Vulkan instead of
+// importing it.
+extern const DeclineTexts kIntoVulkanDeclines;
 
 // Frames held for their gates at most, by default: a producer that makes a
 // new memory per frame has no pool to bound it, and each held frame pins
@@ -82,45 +101,42 @@ struct BridgeSettings {
   guint cache_capacity = default_cache_capacity();
 };
 
+// Split the way gst-plugins-rs elements are: settings under a lock, copied
+// once per frame; the stream's state made in start and set_caps and
+// dropped in stop; statistics and the device negotiation readable from any
+// thread.
 struct BridgeState {
-  std::mutex lock;  // settings, device, path name
+  std::mutex lock;  // settings, path name
   BridgeSettings settings;
-  std::shared_ptr<vk::Device> device;
   std::string last_path = "none";
+  ElementVkDevice vk;
+  BridgeStats stats;
+  FrameErrors errors;  // max-errors: any thread; the run: streaming thread
 
   // Streaming thread.
+  BridgeSettings frame;  // the settings of the frame in flight
+  std::shared_ptr<vk::Device> device;
   Direction direction = Direction::None;
   GstVideoInfo in_info{};
   GstVideoInfo out_info{};
   std::optional<vk::FormatLayout> format;
   ImportCache<vk::ImportedFrame> imports;
+  FrameImporter<vk::ImportedFrame> importer{imports, gst_ef_vk_bridge_debug, kIntoVulkanDeclines};
   ImportCache<vk::TargetBuffer> targets;
   std::shared_ptr<vk::StagingRing> staging;
   std::optional<vk::TargetBuffer> staging_buffer;
   std::unique_ptr<ReleaseQueue> held;
-  bool import_disabled = false;
-  uint32_t warned = 0;  // bit per decline reason
   uint64_t frame_number = 0;
-  FrameErrors errors;  // max-errors: any thread; the run: streaming thread
 
-  std::array<std::atomic<uint64_t>, kBridgeCounterCount> counters{};
-
-  void count(BridgeCounter c, uint64_t n = 1) {
-    counters[c].fetch_add(n, std::memory_order_relaxed);
-  }
-  void raise(BridgeCounter c, uint64_t value) {
-    uint64_t seen = counters[c].load(std::memory_order_relaxed);
-    while (seen < value && !counters[c].compare_exchange_weak(seen, value))
-      ;
-  }
-  std::chrono::nanoseconds release_timeout() {
+  // Once per frame, before anything reads `frame`.
+  void copy_settings() {
     std::lock_guard l(lock);
-    return std::chrono::milliseconds(settings.release_timeout_ms);
+    frame = settings;
   }
-  guint max_held() {
-    std::lock_guard l(lock);
-    return settings.max_held;
+  std::chrono::nanoseconds release_timeout() const {
+    return std::chrono::milliseconds(frame.release_timeout_ms);
   }
+  guint max_held() const { return frame.max_held; }
 };
 
 // The two directions, per frame. Both post their errors on the bus.

@@ -12,12 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bridge_caps.hpp"
 #include "bridge_state.hpp"
+#include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
+#include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
 #include "device_context.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_vk_bridge_debug);
 #define GST_CAT_DEFAULT gst_ef_vk_bridge_debug
@@ -26,8 +29,6 @@ using namespace ef;
 using namespace ef::gst;
 
 namespace {
-
-#define EF_VK_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12 }"
 
 constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE_WITH_FEATURES(
     GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE,
@@ -42,13 +43,6 @@ constexpr const char *kSrcCaps =
                                           EF_VK_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_VK_FORMATS) ";"
             GST_VIDEO_CAPS_MAKE(EF_VK_FORMATS);
 
-// Each plane is imported as a LINEAR image (no VK_EXT_image_drm_format_modifier
-// path), and memfds out are LINEAR.
-const DrmSupport &drm_linear() {
-  static const DrmSupport support(EF_VK_FORMATS);
-  return support;
-}
-
 constexpr guint PROP_DEVICE_INDEX = 1;
 constexpr guint PROP_DEVICE_UUID = 2;
 constexpr guint PROP_RELEASE_TIMEOUT = 3;
@@ -57,7 +51,7 @@ constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
 constexpr guint PROP_MAX_HELD = 7;
 constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + kBridgeCounterCount;
+constexpr guint PROP_STATS = PROP_FIRST_COUNTER + BridgeStats::kCount;
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 }  // namespace
@@ -79,95 +73,23 @@ BridgeState &state_of(gpointer self) {
   return *GST_EF_VK_BRIDGE(self)->state;
 }
 
-std::array<uint64_t, kBridgeCounterCount> snapshot(BridgeState &s) {
-  auto v = load_counters(s.counters);
+// The counters the caches, the bad-frame rule and the device keep themselves.
+void derive_counters(const BridgeState &s, BridgeStats::Values &v) {
   ImportCacheStats c = s.imports.stats();
   v[kHits] = c.hits;
   v[kMisses] = c.misses;
   v[kEvictions] = c.evictions;
   v[kRefusals] = c.refusals + s.targets.stats().refusals;
   v[kDropped] = s.errors.dropped();
-  std::lock_guard l(s.lock);
-  if (s.device)
-    v[kValidationMessages] = s.device->validation_messages();
-  return v;
-}
-
-bool has_feature(GstCapsFeatures *f, const char *feature) {
-  return f && gst_caps_features_contains(f, feature);
-}
-
-// Sink caps -> src caps: VkImages come out as fd-backed or system frames;
-// other frames go on as they are, carrying the images' meta.
-// Src caps -> sink caps: the reverse.
-GstCaps *transform_structures(GstCaps *caps, GstPadDirection direction) {
-  GstCaps *out = gst_caps_new_empty();
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstCapsFeatures *f = gst_caps_get_features(caps, i);
-    const GstStructure *st = gst_caps_get_structure(caps, i);
-    auto append = [&](GstCapsFeatures *features) {
-      gst_caps_append_structure_full(out, gst_structure_copy(st), features);
-    };
-    // dma-buf structures in this GStreamer version's form, in the layouts
-    // the bridge imports or makes.
-    auto append_dmabuf = [&](GstCapsFeatures *features, bool with_legacy) {
-      gst_caps_append(out, dmabuf_caps_of(st, features, drm_linear(), with_legacy));
-    };
-    if (direction == GST_PAD_SINK) {
-      if (has_feature(f, GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE)) {
-        append_dmabuf(gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_DMABUF, nullptr), false);
-        append(gst_caps_features_new_empty());
-      } else {
-        GstCapsFeatures *with = f ? gst_caps_features_copy(f) : gst_caps_features_new_empty();
-        if (gst_caps_features_is_any(with)) {
-          gst_caps_features_free(with);
-          with = gst_caps_features_new_empty();
-        }
-        gst_caps_features_remove(with, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
-        gst_caps_features_add(with, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
-        if (has_feature(with, GST_CAPS_FEATURE_MEMORY_DMABUF) && is_dma_drm_structure(st))
-          append_dmabuf(with, false);
-        else
-          append(with);
-      }
-    } else {
-      if (has_feature(f, GST_CAPS_FEATURE_META_EF_VK_IMAGE)) {
-        GstCapsFeatures *without = gst_caps_features_copy(f);
-        gst_caps_features_remove(without, GST_CAPS_FEATURE_META_EF_VK_IMAGE);
-        if (gst_caps_features_get_size(without) == 0)
-          gst_caps_features_add(without, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
-        if (has_feature(without, GST_CAPS_FEATURE_MEMORY_DMABUF))
-          append_dmabuf(without, true);
-        else
-          append(without);
-      } else if (GstStructure *plain = plain_structure_of(st, drm_linear())) {
-        gst_caps_append_structure_full(
-            out, plain, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE, nullptr));
-      }
-    }
-  }
-  return out;
-}
-
-// The largest image side of the device: VkImages on both sides of the bridge.
-SizeLimit vk_size_limit(const vk::Device &device) {
-  VkPhysicalDeviceProperties props{};
-  vkGetPhysicalDeviceProperties(device.physical_device(), &props);
-  const uint32_t side = props.limits.maxImageDimension2D;
-  return {side > 0 && side < uint32_t(G_MAXINT) ? gint(side) : G_MAXINT,
-          "this Vulkan device's maxImageDimension2D"};
+  if (auto device = s.vk.device())
+    v[kValidationMessages] = device->validation_messages();
 }
 
 // The device's limit (and the CPU's, for staging copies), once it is known.
 GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                          GstCaps *caps, GstCaps *filter) {
-  BridgeState &s = state_of(trans);
-  std::shared_ptr<vk::Device> device;
-  {
-    std::lock_guard l(s.lock);
-    device = s.device;
-  }
-  GstCaps *result = transform_structures(caps, direction);
+  auto device = state_of(trans).vk.device();
+  GstCaps *result = bridge_transform_caps(caps, direction);
   if (device)
     result = narrow_to_limit(result, tighter(vk_size_limit(*device), cpu_size_limit()));
   return apply_caps_filter(result, filter);
@@ -183,145 +105,15 @@ gboolean gst_ef_vk_bridge_accept_caps(GstBaseTransform *trans, GstPadDirection d
 
 // --- The device -------------------------------------------------------------
 
-std::optional<DeviceUuid> parse_uuid(const char *text) {
-  if (!text || std::strlen(text) != 32)
-    return std::nullopt;
-  DeviceUuid uuid;
-  for (int i = 0; i < 16; ++i) {
-    char byte[3] = {text[2 * i], text[2 * i + 1], 0};
-    char *end = nullptr;
-    uuid[i] = uint8_t(std::strtoul(byte, &end, 16));
-    if (*end)
-      return std::nullopt;
-  }
-  return uuid;
-}
-
-enum class Adopted { Yes, Skipped, Refused };
-
-// A context set on the element names the device the application wants: one
-// that cannot be used is an error. An answer to the bridge's own request
-// (a neighbour's, or a pipeline's that remembered it from an earlier run)
-// whose device is gone is skipped, and the search goes on.
-Adopted adopt_context(GstEfVkBridge *self, GstContext *context, bool answer) {
-  auto device = device_from_context(context);
-  if (!device) {
-    if (answer && device.error().code == ESTALE) {
-      GST_INFO_OBJECT(self, "skipping an ef.vulkan.device context: %s",
-                      device.error().message.c_str());
-      return Adopted::Skipped;
-    }
-    GST_ELEMENT_ERROR(
-        self, RESOURCE, SETTINGS,
-        ("The ef.vulkan.device context cannot be used: %s", device.error().message.c_str()),
-        (nullptr));
-    return Adopted::Refused;
-  }
-  BridgeState &s = state_of(self);
+vk::DeviceChoice device_choice(BridgeState &s) {
   std::lock_guard l(s.lock);
-  s.device = *device;
-  GST_INFO_OBJECT(self, "using the Vulkan device \"%s\" of a context", s.device->name().c_str());
-  return Adopted::Yes;
-}
-
-Adopted query_neighbours(GstEfVkBridge *self, GstPadDirection direction) {
-  GstQuery *query = gst_query_new_context(GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
-  GstPad *pad = direction == GST_PAD_SRC ? GST_BASE_TRANSFORM_SRC_PAD(self)
-                                         : GST_BASE_TRANSFORM_SINK_PAD(self);
-  Adopted adopted = Adopted::Skipped;
-  if (gst_pad_peer_query(pad, query)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context(query, &context);
-    if (context)
-      adopted = adopt_context(self, context, true);
-  }
-  gst_query_unref(query);
-  return adopted;
-}
-
-// The context of the element's type in its list (set by the application,
-// a bin, or an answer to NEED_CONTEXT), as gst_element_get_context() has it.
-Adopted adopt_listed_context(GstEfVkBridge *self, bool answer) {
-  GstContext *context =
-      gst_element_get_context(GST_ELEMENT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE);
-  if (!context)
-    return Adopted::Skipped;
-  Adopted adopted = adopt_context(self, context, answer);
-  gst_context_unref(context);
-  if (adopted == Adopted::Skipped)
-    forget_own_device_contexts(GST_ELEMENT(self));
-  return adopted;
-}
-
-bool have_device(BridgeState &s) {
-  std::lock_guard l(s.lock);
-  return s.device != nullptr;
-}
-
-// GstContext's usual order: a context already set, the neighbours, the
-// application (NEED_CONTEXT, answered synchronously by a bus handler or by
-// a bin), then a device of the bridge's own, announced with HAVE_CONTEXT.
-bool ensure_device(GstEfVkBridge *self) {
-  BridgeState &s = state_of(self);
-  if (have_device(s))
-    return true;
-  Adopted a = adopt_listed_context(self, false);
-  if (a == Adopted::Skipped)
-    a = query_neighbours(self, GST_PAD_SRC);
-  if (a == Adopted::Skipped)
-    a = query_neighbours(self, GST_PAD_SINK);
-  if (a == Adopted::Skipped) {
-    gst_element_post_message(
-        GST_ELEMENT(self),
-        gst_message_new_need_context(GST_OBJECT(self), GST_EF_VULKAN_DEVICE_CONTEXT_TYPE));
-    a = adopt_listed_context(self, true);
-  }
-  if (a != Adopted::Skipped)
-    return a == Adopted::Yes;
-  vk::DeviceChoice choice;
-  {
-    std::lock_guard l(s.lock);
-    choice.index = s.settings.device_index;
-    choice.uuid = s.settings.device_uuid;
-  }
-  const char *validate = g_getenv("EF_VK_VALIDATION");
-  choice.validation = validate && std::strcmp(validate, "0") != 0;
-  auto device = vk::Device::create(choice);
-  if (!device) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                      ("No usable Vulkan device: %s", device.error().message.c_str()), (nullptr));
-    return false;
-  }
-  {
-    std::lock_guard l(s.lock);
-    s.device = *device;
-  }
-  GST_INFO_OBJECT(self, "made its own Vulkan device \"%s\"", (*device)->name().c_str());
-  GstContext *context = device_context_new(**device);
-  gst_element_set_context(GST_ELEMENT(self), context);
-  gst_element_post_message(GST_ELEMENT(self),
-                           gst_message_new_have_context(GST_OBJECT(self), context));
-  return true;
+  return {s.settings.device_index, s.settings.device_uuid, validation_requested()};
 }
 
 gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection direction,
                                 GstQuery *query) {
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT) {
-    const gchar *type = nullptr;
-    gst_query_parse_context_type(query, &type);
-    BridgeState &s = state_of(trans);
-    std::shared_ptr<vk::Device> device;
-    {
-      std::lock_guard l(s.lock);
-      device = s.device;
-    }
-    if (device && type && std::strcmp(type, GST_EF_VULKAN_DEVICE_CONTEXT_TYPE) == 0) {
-      GstContext *context = device_context_new(*device);
-      gst_query_set_context(query, context);
-      gst_context_unref(context);
-      return TRUE;
-    }
-  }
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && state_of(trans).vk.handle_query(query))
+    return TRUE;
   return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
                              drm_linear());
 }
@@ -331,8 +123,8 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
 void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
   const std::string frame = describe_frame(buffer, number);
   BridgeState &s = state_of(self);
-  s.count(kGateTimeouts);
-  if (s.counters[kGateTimeouts].load() > kTimeoutWarnings) {
+  s.stats.add(kGateTimeouts);
+  if (s.stats.get(kGateTimeouts) > kTimeoutWarnings) {
     GST_WARNING_OBJECT(self, "released %s after release-timeout", frame.c_str());
     return;
   }
@@ -346,9 +138,10 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
 gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
-  // Sizes are checked before GstVideoInfo, which cannot describe the largest.
-  if (!ensure_device(self))
+  s.device = s.vk.ensure(GST_ELEMENT(self), device_choice(s));
+  if (!s.device)
     return FALSE;
+  // Sizes are checked before GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = tighter(vk_size_limit(*s.device), cpu_size_limit());
   if (const std::string problem = size_problem(incaps, limit); !problem.empty())
     return refuse_caps(GST_ELEMENT(self), problem, incaps);
@@ -366,8 +159,6 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
   s.direction = has_feature(gst_caps_get_features(incaps, 0), GST_CAPS_FEATURE_MEMORY_EF_VK_IMAGE)
                     ? Direction::OutOfVulkan
                     : Direction::IntoVulkan;
-  if (!ensure_device(self))
-    return FALSE;
   // A new size or stride must re-import; frames held under the old caps go.
   if (s.held)
     s.held->release_all();
@@ -375,29 +166,10 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
   s.targets.clear();
   s.staging.reset();
   s.staging_buffer.reset();
-  s.import_disabled = false;
+  s.importer.switch_on();
   GST_INFO_OBJECT(self, "%s: %" GST_PTR_FORMAT,
                   s.direction == Direction::IntoVulkan ? "into Vulkan" : "out of Vulkan", incaps);
   return TRUE;
-}
-
-// Host-pointer imports take whole pages only.
-constexpr guint kPage = 4096;
-
-GstBufferPool *fd_pool(GstCaps *caps, gsize size, guint min, guint max) {
-  if (size > G_MAXUINT - kPage)
-    return nullptr;  // a pool's sizes are guint
-  GstBufferPool *pool = gst_video_buffer_pool_new();
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, (size + kPage - 1) / kPage * kPage, min, max);
-  ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
-  gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
-  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    gst_object_unref(pool);
-    return nullptr;
-  }
-  return pool;
 }
 
 // Into Vulkan: offer upstream a pool of memfds, which import without a copy,
@@ -477,7 +249,8 @@ gboolean gst_ef_vk_bridge_decide_allocation(GstBaseTransform *trans, GstQuery *q
 GstFlowReturn gst_ef_vk_bridge_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *in,
                                                      GstBuffer **out) {
   BridgeState &s = state_of(trans);
-  s.count(kFrames);
+  s.copy_settings();
+  s.stats.add(kFrames);
   if (s.direction == Direction::OutOfVulkan)
     return GST_BASE_TRANSFORM_CLASS(parent_class)->prepare_output_buffer(trans, in, out);
   GstFlowReturn ret = bridge_into_vulkan(GST_ELEMENT(trans), s, in, out);
@@ -503,7 +276,7 @@ gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
   BridgeState &s = state_of(self);
   s.held = std::make_unique<ReleaseQueue>(
       [self](GstBuffer *buffer, uint64_t number) { warn_held_frame(self, buffer, number); });
-  s.warned = 0;
+  s.importer.declines().reset();
   s.frame_number = 0;
   s.errors.reset();
   return TRUE;
@@ -516,20 +289,18 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   s.targets.clear();
   s.staging.reset();
   s.staging_buffer.reset();
-  {
-    std::lock_guard l(s.lock);
-    s.device.reset();
-  }
-  // The device may go with it: so must the element's context naming it.
-  forget_own_device_contexts(GST_ELEMENT(trans));
+  s.direction = Direction::None;
+  s.format.reset();
+  s.importer.switch_on();
+  s.device.reset();
+  s.vk.reset(GST_ELEMENT(trans));
   return TRUE;
 }
 
 gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
   BridgeState &s = state_of(trans);
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    auto values = snapshot(s);
-    post_stats_message(GST_ELEMENT(trans), "efvkbridge-stats", kBridgeCounters, values);
+    s.stats.post(GST_ELEMENT(trans));
   } else if ((GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START ||
               GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) &&
              s.held) {
@@ -554,7 +325,7 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
       break;
     case PROP_DEVICE_UUID: {
       const char *text = g_value_get_string(value);
-      s.settings.device_uuid = parse_uuid(text);
+      s.settings.device_uuid = parse_device_uuid(text);
       if (text && *text && !s.settings.device_uuid)
         GST_WARNING_OBJECT(object, "device-uuid \"%s\" is not 32 hex digits; ignored", text);
       break;
@@ -576,36 +347,24 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
   }
 }
 
-std::string uuid_text(const DeviceUuid &uuid) {
-  char text[33];
-  for (int i = 0; i < 16; ++i)
-    std::snprintf(text + 2 * i, 3, "%02x", uuid[i]);
-  return text;
-}
-
 void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   BridgeState &s = state_of(object);
-  if (id >= PROP_FIRST_COUNTER && id <= PROP_STATS) {
-    auto values = snapshot(s);
-    if (id == PROP_STATS)
-      g_value_take_boxed(value, stats_structure("efvkbridge-stats", kBridgeCounters, values));
-    else
-      g_value_set_uint64(value, values[id - PROP_FIRST_COUNTER]);
+  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
     return;
-  }
   if (id == PROP_MAX_ERRORS) {
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
+  const auto device = s.vk.device();
   std::lock_guard l(s.lock);
   switch (id) {
     case PROP_DEVICE_INDEX:
       g_value_set_int(value, s.settings.device_index);
       break;
     case PROP_DEVICE_UUID:
-      g_value_set_string(value, s.device ? uuid_text(s.device->uuid()).c_str()
+      g_value_set_string(value, device ? device_uuid_text(device->uuid()).c_str()
                                 : s.settings.device_uuid
-                                    ? uuid_text(*s.settings.device_uuid).c_str()
+                                    ? device_uuid_text(*s.settings.device_uuid).c_str()
                                     : "");
       break;
     case PROP_RELEASE_TIMEOUT:
@@ -618,7 +377,7 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
       g_value_set_uint(value, s.settings.cache_capacity);
       break;
     case PROP_DEVICE_NAME:
-      g_value_set_string(value, s.device ? s.device->name().c_str() : "");
+      g_value_set_string(value, device ? device->name().c_str() : "");
       break;
     case PROP_IMPORT_PATH:
       g_value_set_string(value, s.last_path.c_str());
@@ -683,14 +442,9 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                         "frame). 0: no bound (a producer's pool bounds them)",
                         0, G_MAXUINT, kDefaultMaxHeld,
                         GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
-  g_object_class_install_property(
+  install_cache_capacity_property(
       object_class, PROP_CACHE_CAPACITY,
-      g_param_spec_uint("cache-capacity", "Cache capacity",
-                        "Imports kept at most per direction (least recently used evicted). Each "
-                        "pins one buffer, so at most capacity x frame size stays allocated. "
-                        "Default: EF_IMPORT_CACHE_CAPACITY, else 16",
-                        0, 1u << 20, default_cache_capacity(),
-                        GParamFlags(rw | GST_PARAM_MUTABLE_PLAYING)));
+      "Imports, per direction (input frames as VkImages, output buffers as VkBuffers)");
   g_object_class_install_property(
       object_class, PROP_DEVICE_NAME,
       g_param_spec_string("device-name", "Device name", "The Vulkan device in use", "", ro));
@@ -701,9 +455,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                           "copy), copy (CPU copy through staging), gpu-copy (out of Vulkan into "
                           "an imported buffer), none",
                           "none", ro));
-  install_stat_properties(object_class, PROP_FIRST_COUNTER, kBridgeCounters,
-                          "All counters in one structure (also posted as an element message "
-                          "named efvkbridge-stats on EOS)");
+  BridgeStats::install_properties(object_class, PROP_FIRST_COUNTER);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
@@ -732,4 +484,6 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
 
 static void gst_ef_vk_bridge_init(GstEfVkBridge *self) {
   self->state = new BridgeState();
+  BridgeState &s = *self->state;
+  s.stats.derive([&s](BridgeStats::Values &v) { derive_counters(s, v); });
 }

@@ -7,7 +7,6 @@
 #include <gst/ef/gstef.h>
 
 #include "bridge_state.hpp"
-#include "common/buffer_source.hpp"
 #include "common/frame_layout.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
@@ -15,38 +14,12 @@ GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
 
 namespace ef::gst {
 
-namespace {
-
-enum class Decline { SystemMemory, NoIdentity, Refused, ImportFailed };
-
-const char *decline_text(Decline why) {
-  switch (why) {
-    case Decline::SystemMemory:
-      return "input is neither fd-backed nor page-aligned system memory";
-    case Decline::NoIdentity:
-      return "input memory has no buffer identity";
-    case Decline::Refused:
-      return "identity validation refused the cached import";
-    case Decline::ImportFailed:
-      return "the Vulkan import failed or the driver cannot take this layout";
-  }
-  return "unknown";
-}
-
-void decline(GstElement *element, BridgeState &s, Decline why, const std::string &detail) {
-  s.count(kDeclines);
-  const uint32_t bit = 1u << unsigned(why);
-  if (!(s.warned & bit)) {
-    s.warned |= bit;
-    GST_ELEMENT_WARNING(
-        element, STREAM, NOT_IMPLEMENTED,
-        ("Copying frames into Vulkan instead of importing them: %s", decline_text(why)),
-        ("%s", detail.c_str()));
-  }
-  GST_INFO_OBJECT(element, "declined: %s: %s", decline_text(why), detail.c_str());
-}
-
-}  // namespace
+const DeclineTexts kIntoVulkanDeclines{
+    .heading = "Copying frames into Vulkan instead of importing them",
+    .system_memory = "input is neither fd-backed nor page-aligned system memory",
+    .system_memory_detail = "memory is neither a dma-buf or memfd nor page-aligned system memory",
+    .import_failed = "the Vulkan import failed or the driver cannot take this layout",
+};
 
 std::string describe_frame(GstBuffer *buffer, uint64_t number) {
   std::string s = "frame " + std::to_string(number);
@@ -103,46 +76,29 @@ bool importable_memory(const vk::Device &device, GstBuffer *buffer, const FrameL
 // The zero-copy path: nullptr handle when declined (already counted).
 ImportCache<vk::ImportedFrame>::Handle import_frame(GstElement *element, BridgeState &s,
                                                     GstBuffer *in, const FrameLayout &layout) {
-  if (!importable_memory(*s.device, in, layout)) {
-    decline(element, s, Decline::SystemMemory,
-            "memory is neither a dma-buf or memfd nor page-aligned system memory");
+  ImportChecks checks;
+  checks.takes = [&s](GstBuffer *buffer, const FrameLayout &planes) {
+    return importable_memory(*s.device, buffer, planes);
+  };
+  auto got = s.importer.import(
+      element, in, layout,
+      [&] { return vk::ImportedFrame::create(s.device, in, layout, *s.format, kGpuTimeoutNs); },
+      checks);
+  if (!got.import) {
+    s.stats.add(kDeclines);
     return nullptr;
   }
-  if (s.import_disabled) {
-    decline(element, s, Decline::ImportFailed, "an earlier import of these caps failed");
-    return nullptr;
+  if (got.imported) {
+    s.stats.add(kImports);
+    GST_DEBUG_OBJECT(element, "imported %s by %s", got.key.describe().c_str(),
+                     vk::import_path_name(got.import->path()));
   }
-  auto key = frame_import_key(in, layout);
-  if (!key) {
-    decline(element, s, Decline::NoIdentity, key.error().message);
-    return nullptr;
-  }
-  BufferSource source(in, layout, *key);
-  bool imported = false;
-  auto got = s.imports.acquire(*key, source, [&]() -> Result<vk::ImportedFrame> {
-    auto made = vk::ImportedFrame::create(s.device, in, layout, *s.format, kGpuTimeoutNs);
-    imported = made.ok();
-    return made;
-  });
-  if (!got) {
-    if (got.error().code == ESTALE) {
-      decline(element, s, Decline::Refused, got.error().message);
-    } else {
-      // The driver's answer holds for every frame of these caps.
-      s.import_disabled = true;
-      decline(element, s, Decline::ImportFailed, got.error().message);
-    }
-    return nullptr;
-  }
-  if (imported) {
-    s.count(kImports);
-    GST_DEBUG_OBJECT(element, "imported %s by %s", key->describe().c_str(),
-                     vk::import_path_name(got->import->path()));
-  }
-  return got->import;
+  return got.import;
 }
 
-GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, GstBuffer *out) {
+// `number` names the frame in messages.
+GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, uint64_t number,
+                         GstBuffer *out) {
   if (!s.staging) {
     auto ring = vk::StagingRing::create(s.device, s.in_info, *s.format, 4, kGpuTimeoutNs);
     if (!ring) {
@@ -164,18 +120,18 @@ GstFlowReturn copy_frame(GstElement *element, BridgeState &s, GstBuffer *in, Gst
     return GST_FLOW_ERROR;
   }
   if (use->timed_out) {
-    s.count(kGateTimeouts);
-    if (s.counters[kGateTimeouts].load() > kTimeoutWarnings)
+    s.stats.add(kGateTimeouts);
+    if (s.stats.get(kGateTimeouts) > kTimeoutWarnings)
       GST_WARNING_OBJECT(element, "staging slot %u reused without a release", use->slot);
     else
       GST_ELEMENT_WARNING(element, RESOURCE, BUSY,
                           ("Staging slot %u reused: its last frame's gate was not armed within "
                            "release-timeout",
                            use->slot),
-                          ("%s", describe_frame(in, s.frame_number).c_str()));
+                          ("%s", describe_frame(in, number).c_str()));
   }
-  s.count(kCopies);
-  s.count(kBytesCopied, s.in_info.size);
+  s.stats.add(kCopies);
+  s.stats.add(kBytesCopied, s.in_info.size);
   attach_images(s, out, *use->planes, use->release, use->anchor, 0);
   std::lock_guard l(s.lock);
   s.last_path = "copy";
@@ -196,16 +152,16 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   *out = gst_buffer_is_writable(in) ? in : gst_buffer_copy(in);
   // Before the import: a frame waiting here pins nothing yet.
   if (s.held->wait_for_room(s.max_held()))
-    s.count(kHeldWaits);
+    s.stats.add(kHeldWaits);
   auto import = import_frame(element, s, in, *layout);
   if (!import)
-    return copy_frame(element, s, in, *out);
+    return copy_frame(element, s, in, number, *out);
   const SlotRelease release = import->next_use();
   attach_images(s, *out, import->planes(), release, import,
                 import->path() == vk::ImportPath::DmaBuf ? GST_EF_VK_IMAGE_META_FLAG_FOREIGN : 0);
   // The producer's slot stays taken until the application is done with it.
   s.held->hold(in, release, number, s.release_timeout());
-  s.raise(kHeldPeak, s.held->held());
+  s.stats.raise(kHeldPeak, s.held->held());
   std::lock_guard l(s.lock);
   s.last_path = vk::import_path_name(import->path());
   return GST_FLOW_OK;

@@ -90,7 +90,7 @@ ImportCache<vk::TargetBuffer>::Handle import_target(GstElement *element, BridgeS
     GST_INFO_OBJECT(element, "output buffer not imported: %s", got.error().message.c_str());
     return nullptr;
   }
-  s.count(got->hit ? kDstHits : kDstMisses);
+  s.stats.add(got->hit ? kDstHits : kDstMisses);
   return got->import;
 }
 
@@ -127,8 +127,8 @@ GstFlowReturn copy_through_staging(GstElement *element, BridgeState &s,
   const size_t n = MIN(map.size, GST_VIDEO_INFO_SIZE(&layout.info));
   std::memcpy(map.data, s.staging_buffer->mapped(), n);
   gst_buffer_unmap(out, &map);
-  s.count(kCopies);
-  s.count(kBytesCopied, n);
+  s.stats.add(kCopies);
+  s.stats.add(kBytesCopied, n);
   std::lock_guard l(s.lock);
   s.last_path = "copy";
   return GST_FLOW_OK;
@@ -192,12 +192,12 @@ GstFlowReturn bridge_out_of_vulkan(GstElement *element, BridgeState &s, GstBuffe
       s.last_path = "gpu-copy";
     }
   } else {
-    s.count(kDeclines);
+    s.stats.add(kDeclines);
     ret = copy_through_staging(element, s, *sources, *layout, out);
   }
   if (ret != GST_FLOW_OK)
     return ret;
-  s.count(kDownloads);
+  s.stats.add(kDownloads);
   gst_buffer_add_ef_identity_meta(out, nullptr);
   return GST_FLOW_OK;
 }

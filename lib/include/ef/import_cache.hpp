@@ -69,8 +69,11 @@ class ImportCache {
   // Validates `key` against `source` (refusing with ESTALE on any mismatch),
   // then returns the cached import or makes one with `import`. A failed
   // import leaves the cache as it was; eviction happens only after success.
-  Result<Outcome> acquire(const ImportKey &key, const ImportSource &source,
-                          const Importer &import) {
+  // `import` is any callable returning Result<Import> (an Importer too),
+  // taken as it is: wrapping a lambda in a std::function would allocate on
+  // every lookup, hits included.
+  template <typename Make>
+  Result<Outcome> acquire(const ImportKey &key, const ImportSource &source, Make &&import) {
     Lru dropped;  // destroyed after the lock is released: see trim()
     std::lock_guard lock(mutex_);
     if (auto valid = validate(key, source); !valid) {

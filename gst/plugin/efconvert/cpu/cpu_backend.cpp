@@ -9,11 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <thread>
 
-#include "common/buffer_source.hpp"
 #include "common/dmabuf_sync.hpp"
 #include "common/fd_mapping.hpp"
+#include "common/frame_importer.hpp"
 #include "cpu_converter.hpp"
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
@@ -22,12 +21,8 @@ namespace ef::gst {
 
 namespace {
 
-bool planes_in_fd_memory(GstBuffer *buffer, const FrameLayout &layout) {
-  for (guint p = 0; p < layout.n_planes; ++p)
-    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, layout.planes[p].memory)))
-      return false;
-  return true;
-}
+// A mapping that fails is about one file: the next frame is mapped anew.
+constexpr DeclineTexts kMappingDeclines{.import_failed = "the mapping failed"};
 
 // Whether each plane's fd can still be the memory it was wrapped as: open,
 // and as long as the allocation the memory maps (from offset 0, as
@@ -60,13 +55,20 @@ Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
 
 class CpuBackend : public ConvertBackend {
  public:
-  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity)
+  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity,
+             unsigned n_threads)
       : in_(in),
         out_(out),
-        threads_(std::max(1u, std::thread::hardware_concurrency())),
-        mappings_(cache_capacity) {}
+        pool_(n_threads ? n_threads : g_get_num_processors()),
+        mappings_(cache_capacity),
+        importer_(mappings_, gst_ef_convert_debug, kMappingDeclines, OnFailure::KeepOn) {
+    GST_CAT_INFO(gst_ef_convert_debug, "CPU backend: %u threads convert a frame (n-threads %u)",
+                 pool_.threads(), n_threads);
+  }
 
   const char *name() const override { return "cpu"; }
+
+  void set_cache_capacity(uint32_t capacity) override { mappings_.set_capacity(capacity); }
 
   BackendStats stats() const override {
     ImportCacheStats c = mappings_.stats();
@@ -99,45 +101,43 @@ class CpuBackend : public ConvertBackend {
         mappings_.count_refusal();
         return Error{EBADF, "the input cannot be read: " + alive.error().message};
       }
-      if (auto key = frame_import_key(in, layout)) {
-        BufferSource source(in, layout, *key);
-        auto got = mappings_.acquire(
-            *key, source, [&]() -> Result<FdMapping> { return FdMapping::create(in, layout); });
-        if (got) {
-          // A frame over the cached mapping: the same fields
-          // gst_video_frame_map() fills, from the buffer's real layout.
-          GstVideoFrame src{};
-          src.info = layout.info;
-          src.buffer = in;
-          for (guint p = 0; p < layout.n_planes; ++p)
-            src.data[p] = const_cast<guint8 *>(got->import->plane(p));
-          return cpu_convert(src, dst, params, threads_);
-        }
-        // The identity check failed: an fd now names other bytes than the
-        // memory's, and mapping the memory would map those.
-        if (got.error().code == ESTALE)
-          return Error{ESTALE, "the input cannot be read (an fd closed and its number reused?): " +
-                                   got.error().message};
+      auto got =
+          importer_.import(nullptr, in, layout, [&] { return FdMapping::create(in, layout); });
+      if (got.import) {
+        // A frame over the cached mapping: the same fields
+        // gst_video_frame_map() fills, from the buffer's real layout.
+        GstVideoFrame src{};
+        src.info = layout.info;
+        src.buffer = in;
+        for (guint p = 0; p < layout.n_planes; ++p)
+          src.data[p] = const_cast<guint8 *>(got.import->plane(p));
+        return cpu_convert(src, dst, params, pool_);
       }
+      // The identity check failed: an fd now names other bytes than the
+      // memory's, and mapping the memory would map those.
+      if (got.declined == Decline::Refused)
+        return Error{ESTALE, "the input cannot be read (an fd closed and its number reused?): " +
+                                 got.detail};
     }
     GstVideoFrame src;
     if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
       return Error{EIO, "cannot map the input frame (closed or non-mappable fd?)"};
-    auto done = cpu_convert(src, dst, params, threads_);
+    auto done = cpu_convert(src, dst, params, pool_);
     gst_video_frame_unmap(&src);
     return done;
   }
 
   GstVideoInfo in_, out_;
-  unsigned threads_;
+  cpu::Pool pool_;  // made with the caps: a frame starts no thread
   ImportCache<FdMapping> mappings_;
+  FrameImporter<FdMapping> importer_;
 };
 
 }  // namespace
 
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
-                                                 uint32_t cache_capacity) {
-  return std::make_unique<CpuBackend>(in, out, cache_capacity);
+                                                 uint32_t cache_capacity, unsigned n_threads) {
+  return std::make_unique<CpuBackend>(in, out, cache_capacity, n_threads);
 }
 
 }  // namespace ef::gst

@@ -306,12 +306,12 @@ void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, 
 namespace ef::gst::cpu {
 
 void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
-                    int dst_stride, int dw, int dh) {
+                    int dst_stride, int dw, int dh, int oy0, int oy1) {
   // One row of column sums per output row; kept per thread, so a steady
   // stream allocates nothing after its first frame.
   thread_local std::vector<uint32_t> columns;
   columns.resize(size_t(sw));
-  for (int oy = 0; oy < dh; ++oy) {
+  for (int oy = oy0; oy < oy1; ++oy) {
     const int y0 = int(int64_t(oy) * sh / dh);
     const int y1 = std::max(y0 + 1, int(int64_t(oy + 1) * sh / dh));
     std::fill(columns.begin(), columns.end(), 0u);

@@ -36,8 +36,9 @@ inline constexpr int kLibyuvBoxMaxArea = 256;
 // The rounded mean of every source pixel in each output pixel's box, with
 // libyuv's integer box edges (output x covers source [x * sw / dw,
 // (x + 1) * sw / dw)), summed in 32 bits. For strong reductions: one pass
-// over the source, like libyuv's box.
+// over the source, like libyuv's box. Writes output rows [oy0, oy1) of the
+// dw x dh output at `dst`; each row is the same whatever the range.
 void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
-                    int dst_stride, int dw, int dh);
+                    int dst_stride, int dw, int dh, int oy0, int oy1);
 
 }  // namespace ef::gst::cpu

@@ -6,7 +6,9 @@
 // writes the content rectangle and its borders straight into the output.
 #include "cpu_converter.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <string>
 
 #include "cpu_range.hpp"
@@ -25,6 +27,8 @@ using cpu::Unpack;
 // Below this many pixels (source crop + output) a frame is converted on the
 // calling thread: waking helpers would cost more than they save.
 constexpr int64_t kParallelPixels = 1 << 18;
+// Fewer rows than this a band would spend more on waking than on work.
+constexpr int kMinBandRows = 8;
 
 struct Input {
   GstVideoFormat format;
@@ -148,20 +152,42 @@ int64_t area(const GstVideoRectangle &r) {
 }
 
 // Scale, turn and range expansion, in the order that does the turn and the
-// expansion on the smaller image. Scaling leaves YUV at 4:4:4, so a turn
-// after it has no subsampled axis to swap.
-Image transform(cpu::Steps &steps, Image image, const ConvertParams &p, const Turn &turn,
-                bool expand) {
+// expansion on the smaller image, then the write. Scaling leaves YUV at
+// 4:4:4, so a turn after it has no subsampled axis to swap. Without a turn,
+// a scale whose bands are exact runs in one round of bands with the
+// expansion and the write.
+void transform_and_write(cpu::Steps &steps, Image image, const ConvertParams &p, const Turn &turn,
+                         Decode decode, GstVideoFrame &dst) {
   const bool swap = direction_swaps_axes(p.direction);
   if (area(p.content) < area(p.crop)) {
-    image = steps.scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h);
-    image = steps.turn(image, turn.op);
-    return expand ? steps.expand_range(image) : image;
+    const cpu::ScalePlan plan =
+        steps.plan_scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h);
+    if (turn.op == TurnOp::None && plan.banded)
+      return steps.scale_and_write(plan, decode.expand, dst, decode.matrix);
+    image = steps.turn(steps.scale(plan), turn.op);
+    if (decode.expand)
+      image = steps.expand_range(image);
+    return steps.write(image, dst, decode.matrix);
   }
-  if (expand)
+  if (decode.expand)
     image = steps.expand_range(image);
   image = steps.turn(image, turn.op);
-  return steps.scale(image, p.content.w, p.content.h);
+  const cpu::ScalePlan plan = steps.plan_scale(image, p.content.w, p.content.h);
+  if (plan.banded)
+    return steps.scale_and_write(plan, false, dst, decode.matrix);
+  steps.write(steps.scale(plan), dst, decode.matrix);
+}
+
+// How many bands a frame is cut into: one where waking helpers would cost
+// more than they save (a small frame, a pool of one), else one per thread
+// while bands keep a few rows each.
+unsigned bands_for(const GstVideoFrame &dst, const ConvertParams &params, unsigned threads) {
+  const int64_t pixels =
+      area(params.crop) + int64_t(GST_VIDEO_FRAME_WIDTH(&dst)) * GST_VIDEO_FRAME_HEIGHT(&dst);
+  if (threads <= 1 || pixels < kParallelPixels)
+    return 1;
+  const int rows = std::min(GST_VIDEO_FRAME_HEIGHT(&dst), params.content.h);
+  return std::clamp(unsigned(rows / kMinBandRows), 1u, threads);
 }
 
 // Releases the arena's blocks for the next frame however the conversion ends.
@@ -182,7 +208,7 @@ bool cpu_supports_output(GstVideoFormat format) {
 }
 
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
-                         unsigned threads) {
+                         cpu::Pool &pool) {
   const SourceFormat *read = source_format_of(GST_VIDEO_FRAME_FORMAT(&src));
   cpu::DstKind kind;
   if (!read || !cpu::dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind))
@@ -205,20 +231,24 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
       return found.error();
     decode = *found;
   }
-  const int64_t pixels =
-      area(params.crop) + int64_t(GST_VIDEO_FRAME_WIDTH(&dst)) * GST_VIDEO_FRAME_HEIGHT(&dst);
-  const unsigned workers = threads > 1 && pixels >= kParallelPixels ? threads : 1;
   cpu::Arena &arena = cpu::thread_arena();
   const ArenaFrame frame{arena};
-  cpu::Steps steps(params, workers, arena);
+  cpu::Steps steps(params, pool, bands_for(dst, params, pool.threads()), arena);
 
   Image image = steps.load(src, *read, luma_only);
   if (turn->vflip)
     for (int i = 0; i < image.n_planes; ++i)
       image.planes[i] = image.planes[i].flipped();
-  image = transform(steps, image, params, *turn, decode.expand);
-  steps.write(image, dst, decode.matrix);
+  transform_and_write(steps, image, params, *turn, decode, dst);
   return {};
+}
+
+Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
+                         unsigned threads) {
+  thread_local std::unique_ptr<cpu::Pool> pool;
+  if (!pool || pool->threads() != std::max(threads, 1u))
+    pool = std::make_unique<cpu::Pool>(threads);
+  return cpu_convert(src, dst, params, *pool);
 }
 
 }  // namespace ef::gst

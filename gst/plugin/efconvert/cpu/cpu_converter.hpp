@@ -4,6 +4,7 @@
 
 #include <gst/video/video.h>
 
+#include "cpu_pool.hpp"
 #include "efconvert/convert_params.hpp"
 #include "ef/result.hpp"
 
@@ -15,8 +16,13 @@ bool cpu_supports_output(GstVideoFormat format);
 
 // Converts `src` into `dst` as `params` says: crop, turn, scale into the
 // content rectangle, colour conversion, borders in params.fill. Writes every
-// visible byte of dst. Large frames are split across `threads` workers.
-// EINVAL for an unsupported format pair.
+// visible byte of dst. Large frames are cut into bands of rows on `pool`'s
+// threads; the bytes are the same for every pool size. EINVAL for an
+// unsupported format pair.
+Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
+                         cpu::Pool &pool);
+// The same on a pool of `threads` kept by the calling thread (made again
+// when the count changes): for tests and tools.
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
                          unsigned threads);
 

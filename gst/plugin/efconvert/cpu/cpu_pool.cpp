@@ -5,94 +5,110 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace ef::gst::cpu {
-namespace {
-
-// Helper threads of one calling thread. A frame opens a round: helpers that
-// wake while it is open claim jobs from a shared counter; the caller claims
-// too, then closes the round and waits only for helpers still inside it, so
-// a helper that wakes late costs the caller nothing.
-class Pool {
- public:
-  ~Pool() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread &t : threads_)
-      t.join();
-  }
-
-  void run(size_t helpers, size_t n, JobRef job) {
-    while (threads_.size() < helpers)
-      threads_.emplace_back([this, index = threads_.size()] { serve(index); });
-    {
-      std::lock_guard lock(mutex_);
-      job_ = &job;
-      n_ = n;
-      next_.store(0, std::memory_order_relaxed);
-      helpers_ = helpers;
-      open_ = true;
-      ++round_;
-    }
-    wake_.notify_all();
-    work();
-    std::unique_lock lock(mutex_);
-    open_ = false;
-    left_.wait(lock, [this] { return inside_ == 0; });
-  }
-
- private:
-  void work() {
-    for (size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < n_;)
-      (*job_)(i);
-  }
-
-  void serve(size_t index) {
-    uint64_t seen = 0;
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      wake_.wait(lock, [&] { return stop_ || (open_ && round_ != seen && index < helpers_); });
-      if (stop_)
-        return;
-      seen = round_;
-      ++inside_;
-      lock.unlock();
-      work();
-      lock.lock();
-      if (--inside_ == 0)
-        left_.notify_one();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable left_;
-  std::vector<std::thread> threads_;
-  const JobRef *job_ = nullptr;
-  size_t n_ = 0;
-  std::atomic<size_t> next_{0};
-  size_t helpers_ = 0;
-  size_t inside_ = 0;
-  uint64_t round_ = 0;
-  bool open_ = false;
-  bool stop_ = false;
+struct Pool::Sync {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::condition_variable left;
+  const JobRef *job = nullptr;
+  size_t n = 0;
+  std::atomic<size_t> next{0};
+  size_t helpers = 0;  // how many of the helpers this round wakes
+  size_t inside = 0;
+  uint64_t round = 0;
+  bool open = false;
+  bool stop = false;
 };
 
-}  // namespace
+Pool::Pool(unsigned threads) : sync_(std::make_unique<Sync>()) {
+  const size_t helpers = threads > 1 ? threads - 1 : 0;
+  helpers_.reserve(helpers);
+  // Where the system refuses a thread (limits, memory), the pool is smaller:
+  // fewer bands, the same bytes.
+  try {
+    for (size_t i = 0; i < helpers; ++i)
+      helpers_.emplace_back([this, i] { serve(i); });
+  } catch (const std::system_error &) {
+  }
+}
 
-void run_jobs(unsigned threads, size_t n, JobRef job) {
-  const size_t helpers = std::min<size_t>(threads > 0 ? threads - 1 : 0, n > 0 ? n - 1 : 0);
+Pool::~Pool() {
+  {
+    std::lock_guard lock(sync_->mutex);
+    sync_->stop = true;
+  }
+  sync_->wake.notify_all();
+  for (std::thread &t : helpers_)
+    t.join();
+}
+
+void Pool::run(size_t n, JobRef job) {
+  Sync &s = *sync_;
+  const size_t helpers = std::min(helpers_.size(), n > 0 ? n - 1 : 0);
   if (helpers == 0) {
     for (size_t i = 0; i < n; ++i)
       job(i);
     return;
   }
-  thread_local Pool pool;
-  pool.run(helpers, n, job);
+  {
+    std::lock_guard lock(s.mutex);
+    s.job = &job;
+    s.n = n;
+    s.next.store(0, std::memory_order_relaxed);
+    s.helpers = helpers;
+    s.open = true;
+    ++s.round;
+  }
+  s.wake.notify_all();
+  work();
+  std::unique_lock lock(s.mutex);
+  s.open = false;
+  s.left.wait(lock, [&] { return s.inside == 0; });
+}
+
+void Pool::work() {
+  Sync &s = *sync_;
+  for (size_t i; (i = s.next.fetch_add(1, std::memory_order_relaxed)) < s.n;)
+    (*s.job)(i);
+}
+
+void Pool::serve(size_t index) {
+  Sync &s = *sync_;
+  uint64_t seen = 0;
+  std::unique_lock lock(s.mutex);
+  for (;;) {
+    s.wake.wait(lock, [&] { return s.stop || (s.open && s.round != seen && index < s.helpers); });
+    if (s.stop)
+      return;
+    seen = s.round;
+    ++s.inside;
+    lock.unlock();
+    work();
+    lock.lock();
+    if (--s.inside == 0)
+      s.left.notify_one();
+  }
+}
+
+int band_edge(const Cut &cut, unsigned bands, unsigned k) {
+  if (k == 0 || k >= bands)
+    return k == 0 ? 0 : cut.rows;
+  constexpr int64_t kContentWeight = 8;
+  const int64_t top = cut.top, content = cut.bottom - cut.top;
+  const int64_t total = cut.rows - content + kContentWeight * content;
+  const int64_t t = total * k / bands;
+  int64_t e;
+  if (t <= top)
+    e = t;
+  else if (t <= top + kContentWeight * content)
+    e = top + (t - top) / kContentWeight;
+  else
+    e = cut.bottom + (t - top - kContentWeight * content);
+  e += (e - top) & 1;
+  return int(std::min<int64_t>(e, cut.rows));
 }
 
 std::unique_ptr<uint8_t[]> Arena::allocate(size_t n, uint8_t *&aligned) {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What the CPU backend needs to run a frame without allocating once warm:
-// helper threads kept between frames and scratch memory reused frame after
-// frame. Both belong to the calling (streaming) thread, so two elements
-// converting at once never wait for each other.
+// helper threads kept between frames (one pool per backend, so two elements
+// converting at once never wait for each other) and scratch memory reused
+// frame after frame (the calling thread's).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace ef::gst::cpu {
@@ -26,29 +27,63 @@ class JobRef {
   void (*call_)(void *, size_t);
 };
 
-// Runs job(0) .. job(n - 1) on the calling thread and at most `threads - 1`
-// helpers, and returns when all have run. Jobs are started in index order,
-// so the longest should come first.
-void run_jobs(unsigned threads, size_t n, JobRef job);
+// Helper threads that run the bands of a frame, started when the pool is
+// made (at caps) and kept until it goes: a frame starts no thread and
+// allocates nothing. A std::thread pool rather than a GThreadPool: a
+// GThreadPool push allocates a queue node, and its caller would need a
+// barrier of its own to wait for the frame's jobs; here one round is a
+// shared job counter, the caller claims jobs too, and it waits only for
+// helpers still inside the round, so a helper that wakes late costs nothing.
+class Pool {
+ public:
+  // `threads` counts the caller: threads - 1 helpers (none for 0 or 1), or
+  // as many as the system lets it start.
+  explicit Pool(unsigned threads);
+  ~Pool();
+  Pool(const Pool &) = delete;
+  Pool &operator=(const Pool &) = delete;
 
-// Runs fn(band, y0, y1) over rows [0, rows) cut into one band per worker.
-// Each band but the first starts at a row of the same parity as `origin`
-// (a band inside 4:2:0 content must start on a chroma row).
+  unsigned threads() const { return unsigned(helpers_.size()) + 1; }
+  // Runs job(0) .. job(n - 1) on the calling thread and the helpers, and
+  // returns when all have run. Jobs start in index order, so the longest
+  // should come first. One caller at a time.
+  void run(size_t n, JobRef job);
+
+ private:
+  void work();
+  void serve(size_t index);
+
+  struct Sync;
+  std::unique_ptr<Sync> sync_;
+  std::vector<std::thread> helpers_;
+};
+
+// Where a frame's rows are cut into bands: of `rows` rows, those in
+// [top, bottom) are content and the others borders, which cost a memset
+// (counted as an eighth of a content row), so that each band gets as much
+// work. Each band but the first starts at a row of the same parity as
+// `top` (a band inside 4:2:0 content must start on a chroma row, a band of
+// a reduction by 1.5 on an output pair).
+struct Cut {
+  int rows;
+  int top = 0;
+  int bottom = rows;
+};
+
+// The first row of band k of `bands` (k == bands: cut.rows). Depends on
+// the cut and the band count only, never on which thread runs a band.
+int band_edge(const Cut &cut, unsigned bands, unsigned k);
+
+// Runs fn(band, y0, y1) over the rows of `cut`, cut into `bands` bands, on `pool`.
 template <typename F>
-void for_bands(unsigned workers, int rows, int origin, F &&fn) {
-  auto edge = [&](int k) {
-    if (k == 0 || k == int(workers))
-      return k == 0 ? 0 : rows;
-    const int e = int(int64_t(rows) * k / workers);
-    return e + ((e - origin) & 1) < rows ? e + ((e - origin) & 1) : rows;
-  };
+void for_bands(Pool &pool, unsigned bands, const Cut &cut, F &&fn) {
   auto job = [&](size_t k) {
-    const int y0 = edge(int(k));
-    const int y1 = edge(int(k) + 1);
+    const int y0 = band_edge(cut, bands, unsigned(k));
+    const int y1 = band_edge(cut, bands, unsigned(k) + 1);
     if (y0 < y1)
       fn(int(k), y0, y1);
   };
-  run_jobs(workers, workers, job);
+  pool.run(bands, job);
 }
 
 // Memory for one frame's intermediate images. Blocks stay valid until

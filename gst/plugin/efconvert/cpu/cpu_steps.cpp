@@ -60,9 +60,10 @@ Plane plane_view(const GstVideoFrame &frame, guint plane, int x, int y, int w, i
 
 }  // namespace
 
-Steps::Steps(const ConvertParams &params, unsigned workers, Arena &arena)
+Steps::Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena)
     : params_(params),
-      workers_(workers),
+      pool_(pool),
+      bands_(bands),
       arena_(arena),
       // libyuv's box filter is its bilinear one where neither side shrinks
       // by 2 or more; beyond, it averages every source pixel (bilinear would
@@ -72,6 +73,17 @@ Steps::Steps(const ConvertParams &params, unsigned workers, Arena &arena)
 Plane Steps::new_plane(int w, int h, int bpp) {
   const int stride = (w * bpp + 63) & ~63;
   return {arena_.take(size_t(stride) * h), stride, w, h, bpp};
+}
+
+// Jobs that are not bands (planes, colours) share the pool only where the
+// frame is cut at all: a small frame runs on the calling thread throughout.
+void Steps::jobs(size_t n, JobRef job) {
+  if (bands_ > 1) {
+    pool_.run(n, job);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    job(i);
 }
 
 Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_only) {
@@ -120,7 +132,7 @@ Image Steps::unpack(const GstVideoFrame &src, const SourceFormat &f, int x, int 
     // RGB24ToARGB only moves bytes: the colour order stays as it was.
     const Plane out = new_plane(c.w, c.h, 4);
     image.planes[0] = out;
-    for_bands(workers_, c.h, 0, [&](int, int y0, int y1) {
+    for_bands(pool_, bands_, {c.h}, [&](int, int y0, int y1) {
       libyuv::RGB24ToARGB(first + ptrdiff_t(y0) * stride, stride, out.row(y0), out.stride, c.w,
                           y1 - y0);
     });
@@ -132,7 +144,7 @@ Image Steps::unpack(const GstVideoFrame &src, const SourceFormat &f, int x, int 
   image.planes[1] = new_plane(subsampled(c.w, 1), c.h, 1);
   image.planes[2] = new_plane(subsampled(c.w, 1), c.h, 1);
   const auto &p = image.planes;
-  for_bands(workers_, c.h, 0, [&](int, int y0, int y1) {
+  for_bands(pool_, bands_, {c.h}, [&](int, int y0, int y1) {
     to_i422(first + ptrdiff_t(y0) * stride, stride, p[0].row(y0), p[0].stride, p[1].row(y0),
             p[1].stride, p[2].row(y0), p[2].stride, c.w, y1 - y0);
   });
@@ -160,28 +172,49 @@ bool Steps::box32(const Plane &in, int w, int h) const {
          2 * in.width == 3 * w && 2 * in.height == 3 * h;
 }
 
-Image Steps::scale(const Image &image, int w, int h) {
-  Image out = image;
+ScalePlan Steps::plan_scale(const Image &image, int w, int h) {
+  ScalePlan plan;
+  plan.in = plan.out = image;
   const Plane &y = image.planes[0];
-  const bool luma = y.width != w || y.height != h;
-  if (luma)
-    out.planes[0] = new_plane(w, h, y.bpp);
+  plan.luma = y.width != w || y.height != h;
+  if (plan.luma)
+    plan.out.planes[0] = new_plane(w, h, y.bpp);
   if (image.layout == Layout::Rgb4) {
-    if (luma)
-      scale_rgb4(y, out.planes[0]);
-    return out;
+    // ARGBScaleClip cuts libyuv's scale of the whole into bands; the byte
+    // by byte path does not cut.
+    plan.banded = !plan.luma || exact(y, w, h);
+    return plan;
   }
-  std::array<Plane, 3> chroma_from{};
-  const bool chroma = image.layout == Layout::Yuv && plan_chroma(image, w, h, out, chroma_from);
-  // Luma on the calling thread while a helper does the chroma.
+  plan.chroma = image.layout == Layout::Yuv && plan_chroma(image, w, h, plan.out, plan.chroma_from);
+  plan.banded =
+      (!plan.luma || plane_banded(y, plan.out.planes[0])) && (!plan.chroma || chroma_banded(plan));
+  return plan;
+}
+
+Image Steps::scale(const ScalePlan &plan) {
+  if (plan.banded) {
+    if (plan.luma || plan.chroma)
+      for_bands(pool_, bands_, {plan.out.planes[0].height},
+                [&](int, int r0, int r1) { scale_rows(plan, r0, r1); });
+    return plan.out;
+  }
+  if (plan.in.layout == Layout::Rgb4) {
+    scale_rgb4(plan.in.planes[0], plan.out.planes[0]);
+    return plan.out;
+  }
+  // A plane a job, luma (the largest) first; interleaved chroma is split
+  // before its planes are scaled, so it is one job.
+  const size_t chroma_jobs = plan.chroma ? (plan.in.interleaved_chroma() ? 1 : 2) : 0;
   auto job = [&](size_t k) {
-    if (k == 0 && luma)
-      scale_plane(y, out.planes[0]);
-    else
-      scale_chroma(image, out, chroma_from);
+    if (plan.luma && k == 0)
+      return scale_plane(plan.in.planes[0], plan.out.planes[0]);
+    const size_t c = k - size_t(plan.luma);
+    if (chroma_jobs == 1)
+      return scale_chroma(plan);
+    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c]);
   };
-  run_jobs(workers_, size_t(luma) + size_t(chroma), job);
-  return out;
+  jobs(size_t(plan.luma) + chroma_jobs, job);
+  return plan.out;
 }
 
 // Every output pixel gets chroma of its own: U and V planes at the luma's
@@ -205,23 +238,81 @@ bool Steps::plan_chroma(const Image &image, int w, int h, Image &out, std::array
   return true;
 }
 
+// The planes whose output rows depend on a fixed set of input rows, by
+// kernels of our own or a copy. libyuv's general plane scaler has no clip:
+// a band scaled on its own would start at another phase.
+bool Steps::plane_banded(const Plane &in, const Plane &out) const {
+  const bool same = in.width == out.width && in.height == out.height;
+  return in.data == out.data || same || (in.bpp == 1 && box3(in, out.width, out.height)) ||
+         large_box(in, out);
+}
+
+bool Steps::chroma_banded(const ScalePlan &plan) const {
+  const Plane &c = plan.in.planes[1];
+  const Plane &u = plan.out.planes[1];
+  if (plan.in.interleaved_chroma())
+    return box32(c, u.width, u.height) || box3(c, u.width, u.height) ||
+           plan.chroma_from[1].data == u.data;
+  return plane_banded(plan.chroma_from[1], u) &&
+         plane_banded(plan.chroma_from[2], plan.out.planes[2]);
+}
+
+void Steps::scale_rows(const ScalePlan &plan, int r0, int r1) const {
+  const Plane &in = plan.in.planes[0];
+  const Plane &out = plan.out.planes[0];
+  if (plan.luma && in.bpp == 4)
+    libyuv::ARGBScaleClip(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
+                          out.height, 0, r0, out.width, r1 - r0, filter_);
+  else if (plan.luma)
+    scale_plane_rows(in, out, r0, r1);
+  if (plan.chroma)
+    scale_chroma_rows(plan, r0, r1);
+}
+
+void Steps::scale_plane_rows(const Plane &in, const Plane &out, int r0, int r1) const {
+  if (in.data == out.data)
+    return;
+  if (in.width == out.width && in.height == out.height)
+    libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
+  else if (box3(in, out.width, out.height))
+    box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
+  else
+    box_plane_area(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
+                   out.height, r0, r1);
+}
+
+// Bands of a reduction by 1.5 start on an even row (for_bands' parity).
+void Steps::scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const {
+  const Plane &c = plan.in.planes[1];
+  const Plane &u = plan.out.planes[1];
+  const Plane &v = plan.out.planes[2];
+  if (!plan.in.interleaved_chroma()) {
+    scale_plane_rows(plan.chroma_from[1], u, r0, r1);
+    scale_plane_rows(plan.chroma_from[2], v, r0, r1);
+  } else if (box32(c, u.width, u.height)) {
+    box32_uv(c.row(r0 / 2 * 3), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width / 2,
+             (r1 - r0 + 1) / 2);
+  } else if (box3(c, u.width, u.height)) {
+    box3_uv(c.row(3 * r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width, r1 - r0);
+  } else {
+    libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
+                         r1 - r0);
+  }
+}
+
 // 1080p NV12 to 640x360 (chroma 1.5 times the output) and to 320x180 (3
 // times) have kernels of their own (cpu_box.hpp): libyuv's bilinear from
 // 1.5x runs in C at ten times the cost, and its box from 3x at four times.
-void Steps::scale_chroma(const Image &image, const Image &out,
-                         const std::array<Plane, 3> &from) const {
-  const Plane &c = image.planes[1];
-  const Plane &u = out.planes[1];
-  const Plane &v = out.planes[2];
-  if (image.interleaved_chroma() && box32(c, u.width, u.height)) {
-    box32_uv(c.data, c.stride, u.data, u.stride, v.data, v.stride, u.width / 2, u.height / 2);
+void Steps::scale_chroma(const ScalePlan &plan) const {
+  const Plane &c = plan.in.planes[1];
+  const Plane &u = plan.out.planes[1];
+  const Plane &v = plan.out.planes[2];
+  const auto &from = plan.chroma_from;
+  if (plan.in.interleaved_chroma() && (box32(c, u.width, u.height) || box3(c, u.width, u.height))) {
+    scale_chroma_rows(plan, 0, u.height);
     return;
   }
-  if (image.interleaved_chroma() && box3(c, u.width, u.height)) {
-    box3_uv(c.data, c.stride, u.data, u.stride, v.data, v.stride, u.width, u.height);
-    return;
-  }
-  if (image.interleaved_chroma())
+  if (plan.in.interleaved_chroma())
     libyuv::SplitUVPlane(c.data, c.stride, from[1].data, from[1].stride, from[2].data,
                          from[2].stride, c.width, c.height);
   scale_plane(from[1], u);
@@ -229,15 +320,8 @@ void Steps::scale_chroma(const Image &image, const Image &out,
 }
 
 void Steps::scale_plane(const Plane &in, const Plane &out) const {
-  if (in.data == out.data)
-    return;
-  if (in.width == out.width && in.height == out.height)
-    libyuv::CopyPlane(in.data, in.stride, out.data, out.stride, in.width, in.height);
-  else if (in.bpp == 1 && box3(in, out.width, out.height))
-    box3_plane(in.data, in.stride, out.data, out.stride, out.width, out.height);
-  else if (large_box(in, out))
-    box_plane_area(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                   out.height);
+  if (plane_banded(in, out))
+    scale_plane_rows(in, out, 0, out.height);
   else if (in.bpp == 1)
     libyuv::ScalePlane(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
                        out.height, filter_);
@@ -246,57 +330,71 @@ void Steps::scale_plane(const Plane &in, const Plane &out) const {
                       out.height, filter_);
 }
 
+// Byte by byte: split, scale each plane, merge. libyuv's "r" is byte 2.
+// For the geometries where libyuv's ARGB scale is not exact.
 void Steps::scale_rgb4(const Plane &in, const Plane &out) {
-  if (exact(in, out.width, out.height)) {
-    // Bands of rows, each clipped from libyuv's scale of the whole.
-    for_bands(workers_, out.height, 0, [&](int, int y0, int y1) {
-      libyuv::ARGBScaleClip(in.data, in.stride, in.width, in.height, out.data, out.stride,
-                            out.width, out.height, 0, y0, out.width, y1 - y0, filter_);
-    });
-    return;
-  }
-  // Byte by byte: split, scale each plane, merge. libyuv's "r" is byte 2.
   std::array<Plane, 4> from, to;
   for (int b = 0; b < 4; ++b) {
     from[b] = new_plane(in.width, in.height, 1);
     to[b] = new_plane(out.width, out.height, 1);
   }
-  for_bands(workers_, in.height, 0, [&](int, int y0, int y1) {
+  for_bands(pool_, bands_, {in.height}, [&](int, int y0, int y1) {
     libyuv::SplitARGBPlane(in.row(y0), in.stride, from[2].row(y0), from[2].stride, from[1].row(y0),
                            from[1].stride, from[0].row(y0), from[0].stride, from[3].row(y0),
                            from[3].stride, in.width, y1 - y0);
   });
   auto job = [&](size_t b) { scale_plane(from[b], to[b]); };
-  run_jobs(workers_, 4, job);
-  for_bands(workers_, out.height, 0, [&](int, int y0, int y1) {
+  jobs(4, job);
+  for_bands(pool_, bands_, {out.height}, [&](int, int y0, int y1) {
     libyuv::MergeARGBPlane(to[2].row(y0), to[2].stride, to[1].row(y0), to[1].stride, to[0].row(y0),
                            to[0].stride, to[3].row(y0), to[3].stride, out.row(y0), out.stride,
                            out.width, y1 - y0);
   });
 }
 
-void Steps::turn_plane(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op) const {
+// Output rows [r0, r1) of a turn: a turn only moves pixels, so a band is
+// the turn of the source columns (quarter turns) or rows it comes from.
+void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
+                      int r1) const {
   const libyuv::RotationMode mode = rotation_of(op);
+  const int n = r1 - r0;
+  // The source of the band, and its width and height.
+  const uint8_t *s = in.data;
+  int w = in.width, h = in.height;
+  switch (op) {
+    case TurnOp::Rotate90:  // output row r is source column r, bottom up
+      s = in.at(r0, 0), w = n;
+      break;
+    case TurnOp::Rotate270:  // output row r is source column width - 1 - r
+      s = in.at(in.width - r1, 0), w = n;
+      break;
+    case TurnOp::Rotate180:
+      s = in.row(in.height - r1), h = n;
+      break;
+    default:
+      s = in.row(r0), h = n;
+      break;
+  }
+  uint8_t *o = out.row(r0);
   const bool mirror = op == TurnOp::Mirror;
   switch (in.bpp) {
     case 1:
       if (mirror)
-        libyuv::MirrorPlane(in.data, in.stride, out.data, out.stride, in.width, in.height);
+        libyuv::MirrorPlane(s, in.stride, o, out.stride, w, h);
       else
-        libyuv::RotatePlane(in.data, in.stride, out.data, out.stride, in.width, in.height, mode);
+        libyuv::RotatePlane(s, in.stride, o, out.stride, w, h, mode);
       break;
     case 2:
       if (mirror)
-        libyuv::MirrorUVPlane(in.data, in.stride, out.data, out.stride, in.width, in.height);
+        libyuv::MirrorUVPlane(s, in.stride, o, out.stride, w, h);
       else  // libyuv turns interleaved chroma only into two planes
-        libyuv::SplitRotateUV(in.data, in.stride, out.data, out.stride, out_v.data, out_v.stride,
-                              in.width, in.height, mode);
+        libyuv::SplitRotateUV(s, in.stride, o, out.stride, out_v.row(r0), out_v.stride, w, h, mode);
       break;
     default:
       if (mirror)
-        libyuv::ARGBMirror(in.data, in.stride, out.data, out.stride, in.width, in.height);
+        libyuv::ARGBMirror(s, in.stride, o, out.stride, w, h);
       else
-        libyuv::ARGBRotate(in.data, in.stride, out.data, out.stride, in.width, in.height, mode);
+        libyuv::ARGBRotate(s, in.stride, o, out.stride, w, h, mode);
       break;
   }
 }
@@ -316,35 +414,85 @@ Image Steps::turn(const Image &image, TurnOp op) {
     out.planes[i] =
         new_plane(swap ? p.height : p.width, swap ? p.width : p.height, split && i > 0 ? 1 : p.bpp);
   }
-  auto job = [&](size_t i) { turn_plane(image.planes[i], out.planes[i], out.planes[2], op); };
-  run_jobs(workers_, image.n_planes, job);
+  // One job per band of each source plane.
+  auto job = [&](size_t k) {
+    const int i = int(k / bands_), band = int(k % bands_);
+    const int rows = out.planes[i].height;
+    const int r0 = int(int64_t(rows) * band / bands_),
+              r1 = int(int64_t(rows) * (band + 1) / bands_);
+    if (r0 < r1)
+      turn_rows(image.planes[i], out.planes[i], out.planes[2], op, r0, r1);
+  };
+  jobs(size_t(image.n_planes) * bands_, job);
   return out;
 }
 
-Image Steps::expand_range(const Image &image) {
+Image Steps::new_like(const Image &image) {
   Image out = image;
   for (int i = 0; i < image.n_planes; ++i) {
     const Plane &p = image.planes[i];
     out.planes[i] = new_plane(p.width, p.height, p.bpp);
   }
+  return out;
+}
+
+namespace {
+
+// Rows [r0, r1) of every plane of `in` expanded into `out`.
+void expand_rows(const Image &in, const Image &out, int r0, int r1) {
+  for (int i = 0; i < in.n_planes; ++i) {
+    const Plane &p = in.planes[i];
+    const auto expand = i == 0 ? expand_luma : expand_chroma;
+    for (int y = r0; y < std::min(r1, p.height); ++y)
+      expand(p.row(y), out.planes[i].row(y), p.width * p.bpp);
+  }
+}
+
+}  // namespace
+
+Image Steps::expand_range(const Image &image) {
+  Image out = new_like(image);
   // One job per band of each plane.
   auto job = [&](size_t k) {
-    const int i = int(k / workers_), band = int(k % workers_);
+    const int i = int(k / bands_), band = int(k % bands_);
     const Plane &in = image.planes[i];
     const Plane &o = out.planes[i];
     const auto expand = i == 0 ? expand_luma : expand_chroma;
-    for (int y = in.height * band / int(workers_); y < in.height * (band + 1) / int(workers_); ++y)
+    for (int y = int(int64_t(in.height) * band / bands_);
+         y < int(int64_t(in.height) * (band + 1) / bands_); ++y)
       expand(in.row(y), o.row(y), in.width * in.bpp);
   };
-  run_jobs(workers_, size_t(image.n_planes) * workers_, job);
+  jobs(size_t(image.n_planes) * bands_, job);
   return out;
 }
 
 void Steps::write(const Image &image, GstVideoFrame &dst, YuvMatrix matrix) {
   const Writer writer(dst, params_.content, params_.fill, matrix);
   const size_t strip_bytes = writer.strip_bytes(image);
-  uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * workers_) : nullptr;
-  for_bands(workers_, GST_VIDEO_FRAME_HEIGHT(&dst), params_.content.y, [&](int k, int y0, int y1) {
+  uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * bands_) : nullptr;
+  const Cut cut{GST_VIDEO_FRAME_HEIGHT(&dst), params_.content.y,
+                params_.content.y + params_.content.h};
+  for_bands(pool_, bands_, cut, [&](int k, int y0, int y1) {
+    writer.write_rows(image, y0, y1, strips ? strips + strip_bytes * k : nullptr);
+  });
+}
+
+void Steps::scale_and_write(const ScalePlan &plan, bool expand, GstVideoFrame &dst,
+                            YuvMatrix matrix) {
+  const Image image = expand ? new_like(plan.out) : plan.out;
+  const Writer writer(dst, params_.content, params_.fill, matrix);
+  const size_t strip_bytes = writer.strip_bytes(image);
+  uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * bands_) : nullptr;
+  const int top = params_.content.y, bottom = top + params_.content.h;
+  // Bands start an even number of rows into the content: a reduction by
+  // 1.5 makes rows in pairs.
+  for_bands(pool_, bands_, {GST_VIDEO_FRAME_HEIGHT(&dst), top, bottom}, [&](int k, int y0, int y1) {
+    const int r0 = std::max(y0, top) - top, r1 = std::min(y1, bottom) - top;
+    if (r0 < r1) {
+      scale_rows(plan, r0, r1);
+      if (expand)
+        expand_rows(plan.out, image, r0, r1);
+    }
     writer.write_rows(image, y0, y1, strips ? strips + strip_bytes * k : nullptr);
   });
 }

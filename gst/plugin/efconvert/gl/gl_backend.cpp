@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "common/buffer_source.hpp"
 #include "common/egl_import.hpp"
+#include "common/frame_importer.hpp"
 #include "common/frame_layout.hpp"
 #include "common/texture_uploader.hpp"
 #include "ef/import_cache.hpp"
@@ -26,8 +26,8 @@
 #include "gl_converter.hpp"
 #include "gl_gpu_timer.hpp"
 #include "gl_layout.hpp"
+#include "common/gst_ptr.hpp"
 #include "gl_readback.hpp"
-#include "gst_ptr.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
@@ -50,12 +50,19 @@ struct SourceTextures {
   }
 };
 
-bool all_fd_memory(GstBuffer *buffer) {
-  for (guint i = 0; i < gst_buffer_n_memory(buffer); ++i)
-    if (!gst_is_fd_memory(gst_buffer_peek_memory(buffer, i)))
-      return false;
-  return gst_buffer_n_memory(buffer) > 0;
-}
+// Declines are counted and logged, never posted: plain memory in or out is
+// efconvert's ordinary case. A driver that refuses an import (NVIDIA's EGL
+// takes no memfd as a dma-buf) refuses every frame of these caps: the
+// import switches off until the caps change and the backend is made anew.
+constexpr DeclineTexts kSourceDeclines{
+    .what = "source",
+    .import_failed = "the EGL import failed",
+};
+constexpr DeclineTexts kDestinationDeclines{
+    .what = "destination",
+    .system_memory = "output is not fd-backed memory",
+    .import_failed = "the EGL import failed",
+};
 
 // Maps each GL memory of `buffer` for GL, which uploads pending CPU writes,
 // and collects the texture ids.
@@ -156,7 +163,9 @@ class GlBackend : public ConvertBackend {
         texture_in_(gl::texture_info(in)),
         converter_(std::move(converter)),
         src_cache_(cache_capacity),
-        dst_cache_(cache_capacity) {}
+        dst_cache_(cache_capacity),
+        src_importer_(src_cache_, gst_ef_convert_debug, kSourceDeclines),
+        dst_importer_(dst_cache_, gst_ef_convert_debug, kDestinationDeclines) {}
 
   ~GlBackend() override {
     drop_in_flight();
@@ -189,6 +198,11 @@ class GlBackend : public ConvertBackend {
   }
 
   const char *name() const override { return "gl"; }
+
+  void set_cache_capacity(uint32_t capacity) override {
+    src_cache_.set_capacity(capacity);
+    dst_cache_.set_capacity(capacity);
+  }
 
   BackendStats stats() const override {
     BackendStats s;
@@ -286,19 +300,10 @@ class GlBackend : public ConvertBackend {
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<PlaneImports>::Handle dst;
-    if (all_fd_memory(out) && !dst_import_off_ && fits_in_place(out, target)) {
-      auto key = frame_import_key(out, *bytes);
-      if (key) {
-        BufferSource source(out, *bytes, *key);
-        auto got = dst_cache_.acquire(*key, source, [&]() -> Result<PlaneImports> {
-          return import_planes(out, *bytes, target);
-        });
-        if (got)
-          dst = got->import;
-        else
-          note_refused_import(got.error(), "destination", dst_import_off_);
-      }
-    }
+    if (planes_in_fd_memory(out, *bytes) && fits_in_place(out, target))
+      dst = dst_importer_
+                .import(element_, out, *bytes, [&] { return import_planes(out, *bytes, target); })
+                .import;
     if (!dst)
       return render_and_read_back(in, src, out, target, params);
     for (size_t p = 0; p < dst->size(); ++p)
@@ -310,22 +315,17 @@ class GlBackend : public ConvertBackend {
   Result<void> source_textures(GstBuffer *in, const FrameLayout &layout, SourceTextures &tex) {
     if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
       return map_gl_textures(in, tex);
-    if (all_fd_memory(in) && !src_import_off_) {
-      auto key = frame_import_key(in, layout);
-      if (key) {
-        BufferSource source(in, layout, *key);
-        auto got = src_cache_.acquire(*key, source, [&]() -> Result<EglImport> {
-          FrameLayout wide = layout;
-          wide.info.width = texture_in_.width;
-          return EglImport::create(context_, in, wide, texture_in_);
-        });
-        if (got) {
-          tex.import = got->import;
-          tex.ids = tex.import->textures();
-          return {};
-        }
-        note_refused_import(got.error(), "source", src_import_off_);
-      }
+    tex.import = src_importer_
+                     .import(element_, in, layout,
+                             [&] {
+                               FrameLayout wide = layout;
+                               wide.info.width = texture_in_.width;
+                               return EglImport::create(context_, in, wide, texture_in_);
+                             })
+                     .import;
+    if (tex.import) {
+      tex.ids = tex.import->textures();
+      return {};
     }
     declines_++;
     if (!uploader_)
@@ -400,20 +400,6 @@ class GlBackend : public ConvertBackend {
                       misfit.c_str());
     }
     return false;
-  }
-
-  // A driver that refuses an import (NVIDIA's EGL takes no memfd as a
-  // dma-buf) refuses every frame of these caps: stop asking until the caps
-  // change and the backend is made anew. A validation refusal (ESTALE) is
-  // about one frame and does not count.
-  void note_refused_import(const Error &error, const char *what, bool &off) {
-    if (error.code == ESTALE) {
-      GST_INFO_OBJECT(element_, "%s refused by validation: %s", what, error.message.c_str());
-      return;
-    }
-    off = true;
-    GST_WARNING_OBJECT(element_, "%s not imported, copying from now on: %s", what,
-                       error.message.c_str());
   }
 
   struct RenderJob {
@@ -569,6 +555,8 @@ class GlBackend : public ConvertBackend {
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;
+  FrameImporter<EglImport> src_importer_;
+  FrameImporter<PlaneImports> dst_importer_;
   std::unique_ptr<TextureUploader> uploader_;
   std::array<guint, 3> scratch_{};  // render targets of the read-back path
   guint scratch_count_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
@@ -583,8 +571,7 @@ class GlBackend : public ConvertBackend {
   };
   std::deque<InFlight> flight_;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
-  bool src_import_off_ = false, dst_import_off_ = false;  // streaming thread
-  bool misfit_logged_ = false;                            // streaming thread
+  bool misfit_logged_ = false;  // streaming thread
 };
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 #include "efconvert/gl/gl_layout.hpp"
 #include "efconvert/gl/gl_shaders.hpp"
-#include "gst_ptr.hpp"
+#include "common/gst_ptr.hpp"
 
 namespace ef::gst {
 

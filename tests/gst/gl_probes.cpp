@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GL probes of the test support, built only where GstGL is: the tests
+// without GL link none of it.
+#include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
+
+#include "frames.hpp"
+
+namespace ef::test {
+
+static GstGLContext *make_context(GstGLDisplay **display, std::string &why) {
+  *display = gst_gl_display_new();
+  GstGLContext *context = gst_gl_context_new(*display);
+  GError *error = nullptr;
+  if (!gst_gl_context_create(context, nullptr, &error)) {
+    why = std::string("no GL context: ") + (error ? error->message : "unknown error") +
+          " (headless GstGL needs GST_GL_WINDOW=egl-device)";
+    g_clear_error(&error);
+    gst_object_unref(context);
+    return nullptr;
+  }
+  return context;
+}
+
+bool gl_available(std::string &why) {
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return false;
+  gst_object_unref(context);
+  return true;
+}
+
+std::string gl_renderer() {
+  std::string why, name;
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return name;
+  gst_gl_context_thread_add(
+      context,
+      [](GstGLContext *ctx, gpointer out) {
+        const auto *r = ctx->gl_vtable->GetString(GL_RENDERER);
+        *static_cast<std::string *>(out) = r ? reinterpret_cast<const char *>(r) : "";
+      },
+      &name);
+  gst_object_unref(context);
+  return name;
+}
+
+bool egl_dmabuf_import_available(std::string &why) {
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return false;
+  bool ok = gst_gl_context_get_gl_platform(context) == GST_GL_PLATFORM_EGL &&
+            gst_gl_context_check_feature(context, "EGL_EXT_image_dma_buf_import");
+  if (!ok)
+    why =
+        "the EGL display has no EGL_EXT_image_dma_buf_import (Mesa 22.3's llvmpipe lacks it: "
+        "install Mesa from bookworm-backports, scripts/install-deps.sh does)";
+  gst_object_unref(context);
+  return ok;
+}
+
+}  // namespace ef::test

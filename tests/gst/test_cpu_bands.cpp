@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's CPU backend cut into bands of rows: every band count gives the
+// bytes of the single-threaded conversion, for every format pair, odd sizes,
+// crops, the eight directions, letterbox borders, the box kernels of 3 and
+// 1.5, the strong reductions and upscaling. The source is a pattern with
+// a step every few pixels, so a band that read a neighbour's source rows,
+// or wrote one row too many or too few, changes bytes.
+// The standard headers come first: Check's fail() macro breaks <ios>.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include "efconvert/convert_params.hpp"
+#include "efconvert/cpu/cpu_converter.hpp"
+#include "frames.hpp"
+
+using namespace ef::gst;
+
+namespace {
+
+// Every format the backend says it reads, or writes: the pairs follow it.
+std::vector<GstVideoFormat> formats(bool (*supports)(GstVideoFormat)) {
+  guint n = 0;
+  const GstVideoFormat *all = gst_video_formats_raw(&n);
+  std::vector<GstVideoFormat> found;
+  for (guint i = 0; i < n; ++i)
+    if (supports(all[i]))
+      found.push_back(all[i]);
+  return found;
+}
+
+// The eight directions that are not auto or custom.
+constexpr int kDirections = GST_VIDEO_ORIENTATION_UR_LL + 1;
+
+// Band counts compared with one band; 7 leaves bands of unequal rows.
+constexpr unsigned kThreads[] = {2, 3, 4, 7};
+
+// A frame that owns its buffer, every byte (padding too) set to `sentinel`
+// first, so that a byte written by one band count and not another shows.
+struct Frame {
+  Frame(GstVideoFormat format, int w, int h, uint8_t sentinel) {
+    gst_video_info_set_format(&info, format, w, h);
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+    gst_buffer_memset(buffer, 0, sentinel, info.size);
+    fail_unless(gst_video_frame_map(&frame, &info, buffer, GST_MAP_READWRITE));
+    gst_buffer_unref(buffer);  // the mapping holds it
+  }
+  ~Frame() { gst_video_frame_unmap(&frame); }
+  Frame(const Frame &) = delete;
+  Frame &operator=(const Frame &) = delete;
+  const uint8_t *bytes() const { return static_cast<const uint8_t *>(frame.map[0].data); }
+
+  GstVideoInfo info;
+  GstVideoFrame frame{};
+};
+
+struct Geometry {
+  const char *what;
+  int in_w, in_h;
+  GstVideoRectangle crop;  // w == 0: none
+  int out_w, out_h;
+  bool letterbox;
+};
+
+// Each is large enough to be cut (the converter keeps small frames whole)
+// and has at least 7 * 8 content rows, so 7 bands are 7.
+constexpr Geometry kGeometries[] = {
+    // The box of 3 for luma and of 1.5 for NV12's chroma, letterboxed: the
+    // scale, the write and the borders in one round of bands.
+    {"box 3 and 1.5, letterbox", 1920, 1080, {}, 640, 640, true},
+    // Luma by 3, odd rows and columns; chroma by libyuv's scaler.
+    {"box 3, odd", 1923, 1083, {}, 641, 361, false},
+    // Luma by 6 (libyuv's box), chroma by 3 (ours).
+    {"box 6 and 3", 1926, 1086, {}, 321, 181, false},
+    // Boxes of more than 256 pixels: box_plane_area.
+    {"strong reduction", 1920, 1080, {}, 100, 100, true},
+    {"odd reduction, letterbox", 1281, 721, {}, 417, 415, true},
+    {"crop", 1001, 703, {13, 17, 777, 555}, 301, 401, true},
+    {"same size", 723, 487, {}, 723, 487, false},
+    {"upscale", 333, 251, {}, 1001, 599, true},
+};
+
+const char *name(GstVideoFormat format) {
+  return gst_video_format_to_string(format);
+}
+
+std::unique_ptr<Frame> source(GstVideoFormat format, int w, int h) {
+  auto frame = std::make_unique<Frame>(format, w, h, 0);
+  ef::test::fill_frame(&frame->frame, 7);
+  return frame;
+}
+
+std::unique_ptr<Frame> convert(const Frame &src, const ConvertParams &p, GstVideoFormat format,
+                               int w, int h, unsigned threads) {
+  auto out = std::make_unique<Frame>(format, w, h, 0xa5);
+  auto done = cpu_convert(src.frame, out->frame, p, threads);
+  fail_unless(done.ok(), "%s", done.ok() ? "" : done.error().message.c_str());
+  return out;
+}
+
+// The first byte where two frames differ, as "plane P row R byte B", or "".
+std::string first_difference(const Frame &a, const Frame &b) {
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&a.info); ++plane) {
+    const int stride = GST_VIDEO_INFO_PLANE_STRIDE(&a.info, plane);
+    const size_t offset = GST_VIDEO_INFO_PLANE_OFFSET(&a.info, plane);
+    const size_t end = plane + 1 < GST_VIDEO_INFO_N_PLANES(&a.info)
+                           ? GST_VIDEO_INFO_PLANE_OFFSET(&a.info, plane + 1)
+                           : a.info.size;
+    for (size_t i = offset; i < end; ++i)
+      if (a.bytes()[i] != b.bytes()[i])
+        return "plane " + std::to_string(plane) + " row " + std::to_string((i - offset) / stride) +
+               " byte " + std::to_string((i - offset) % stride) + ": " +
+               std::to_string(a.bytes()[i]) + " with one band, " + std::to_string(b.bytes()[i]);
+  }
+  return "";
+}
+
+// Converts src as g says with each band count and compares with one band.
+// Returns the cases compared.
+int compare(const Frame &src, const Geometry &g, GstVideoFormat out,
+            GstVideoOrientationMethod direction) {
+  auto planned = plan_conversion(g.in_w, g.in_h, g.crop, g.out_w, g.out_h, g.letterbox, direction);
+  fail_unless(planned.ok(), "%s", planned.ok() ? "" : planned.error().message.c_str());
+  ConvertParams p = *planned;
+  p.fill = {30, 200, 90, 160};
+  p.matrix = src.info.colorimetry.matrix;
+  p.range = src.info.colorimetry.range;
+  const auto one = convert(src, p, out, g.out_w, g.out_h, 1);
+  for (unsigned threads : kThreads) {
+    const auto many = convert(src, p, out, g.out_w, g.out_h, threads);
+    const std::string diff = first_difference(*one, *many);
+    fail_unless(diff.empty(), "%s -> %s, %s, direction %d, %u threads: %s",
+                name(GST_VIDEO_INFO_FORMAT(&src.info)), name(out), g.what, int(direction), threads,
+                diff.c_str());
+  }
+  return int(std::size(kThreads));
+}
+
+}  // namespace
+
+GST_START_TEST(test_every_pair_every_geometry) {
+  int cases = 0;
+  for (const Geometry &g : kGeometries)
+    for (GstVideoFormat in : formats(cpu_supports_input)) {
+      const auto src = source(in, g.in_w, g.in_h);
+      for (GstVideoFormat out : formats(cpu_supports_output))
+        cases += compare(*src, g, out, GST_VIDEO_ORIENTATION_IDENTITY);
+    }
+  fail_unless(cases >= 14 * 9 * int(std::size(kGeometries)) * int(std::size(kThreads)));
+  std::printf("every pair, every geometry: %d band counts compared, all byte for byte\n", cases);
+}
+GST_END_TEST;
+
+// Turns cut the output's rows from the source's columns: every direction
+// on the geometries that crop, reduce and enlarge.
+GST_START_TEST(test_directions) {
+  const Geometry geometries[] = {kGeometries[0], kGeometries[2], kGeometries[5], kGeometries[7]};
+  int cases = 0;
+  for (const Geometry &g : geometries)
+    for (GstVideoFormat in : formats(cpu_supports_input)) {
+      const auto src = source(in, g.in_w, g.in_h);
+      for (GstVideoFormat out : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx,
+                                 GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP})
+        for (int direction = 0; direction < kDirections; ++direction)
+          cases += compare(*src, g, out, GstVideoOrientationMethod(direction));
+    }
+  std::printf("directions: %d band counts compared, all byte for byte\n", cases);
+}
+GST_END_TEST;
+
+static Suite *cpu_bands_suite() {
+  Suite *s = suite_create("cpu_bands");
+  TCase *tc = tcase_create("general");
+  tcase_add_test(tc, test_every_pair_every_geometry);
+  tcase_add_test(tc, test_directions);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN(cpu_bands);
