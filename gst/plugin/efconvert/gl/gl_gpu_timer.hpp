@@ -13,8 +13,8 @@
 
 namespace ef::gst {
 
-// GL_TIME_ELAPSED and GL_TIMESTAMP queries work on this context. Call on its
-// GL thread.
+// GL_TIME_ELAPSED and GL_TIMESTAMP queries work on this context (it reads
+// the context's version and extensions only: any thread).
 bool has_timer_queries(GstGLContext *context);
 
 class GpuTimer {
