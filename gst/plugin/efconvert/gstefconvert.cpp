@@ -487,9 +487,16 @@ SizeLimit size_limit(GstEfConvert *self, const Settings &st, GstCaps *incaps, Gs
   return cpu_size_limit();
 }
 
+void drain_held(GstEfConvert *self);
+
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
+  // A renegotiation without a caps event (a property that changes the
+  // output, a reconfigure from downstream) replaces the backend: the frames
+  // it has in flight go first, under the caps they were made for (the base
+  // class sets the new source caps after this returns).
+  drain_held(self);
   const Settings settings = copy_settings(s);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
