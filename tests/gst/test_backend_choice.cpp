@@ -30,8 +30,9 @@ bool says(const Choice &c, const char *text) {
 GST_START_TEST(test_gl_memory_takes_gl) {
   for (unsigned cores : {1u, 16u}) {
     Machine m = hardware(FrameMemory::Gl, FrameMemory::System, cores);
+    // A download against a read-back: measured, not assumed.
     Choice c = choose_backend(m);
-    fail_unless(c.pick == Pick::Gl && says(c, "input is GL memory"), "%s", c.reason.c_str());
+    fail_unless(c.pick == Pick::Trial && says(c, "input is GL memory"), "%s", c.reason.c_str());
     m.out = FrameMemory::Gl;
     fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory in and out");
     m.in = FrameMemory::System;
