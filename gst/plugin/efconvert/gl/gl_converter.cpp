@@ -541,18 +541,26 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
 
 // The GLSL to write for this context: ES 3.00 on GLES 3.0, 3.30 on desktop
 // GL 3.3 (texelFetch, integers and gl_VertexID need them); ES 3.10 and 4.00
-// where textureGather is there. GLES 2 and older desktop GL are refused.
+// where textureGather is there. GLES 2 and older desktop GL are refused. On
+// desktop GL the profile is the context's own, as GstGL reports it: a
+// compatibility context (GST_GL_API=opengl) takes no `core` shaders, and
+// GstGL then refuses the stage (seen on NVIDIA 580, GL 4.6 compatibility).
 Result<Glsl> glsl_for(GstGLContext *context) {
   if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 1))
     return Glsl{"310 es", true};
   if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 0))
     return Glsl{"300 es", false};
-  const bool core = gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3, 3, 3);
-  if (core || gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL, 3, 3)) {
-    const bool gather = gst_gl_context_check_gl_version(
-        context, GstGLAPI(GST_GL_API_OPENGL3 | GST_GL_API_OPENGL), 4, 0);
-    return Glsl{std::string(gather ? "400" : "330") + (core ? " core" : ""), gather};
-  }
+  struct Candidate {
+    GstGLSLVersion version;
+    const char *text;
+  };
+  for (const Candidate c :
+       {Candidate{GST_GLSL_VERSION_400, "400"}, Candidate{GST_GLSL_VERSION_330, "330"}})
+    for (const GstGLSLProfile profile : {GST_GLSL_PROFILE_CORE, GST_GLSL_PROFILE_COMPATIBILITY})
+      if (gst_gl_context_supports_glsl_profile_version(context, c.version, profile))
+        return Glsl{
+            std::string(c.text) + (profile == GST_GLSL_PROFILE_CORE ? " core" : " compatibility"),
+            c.version == GST_GLSL_VERSION_400};
   gint major = 0, minor = 0;
   gst_gl_context_get_gl_version(context, &major, &minor);
   return Error{ENOTSUP, "efconvert's GL backend needs GLES 3.0 or GL 3.3; the context has " +
