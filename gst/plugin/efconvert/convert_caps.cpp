@@ -94,13 +94,13 @@ GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *o
 }
 
 bool is_gl_caps(GstCaps *caps) {
-  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  return f && gst_caps_features_contains(f, "memory:GLMemory");
+  return memory_of(caps) == FrameMemory::Gl;
 }
 
 FrameMemory memory_of(GstCaps *caps) {
   GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY))
+  // Spelt out: GstGL's headers, which name it, are missing from a build without GL.
+  if (f && gst_caps_features_contains(f, "memory:GLMemory"))
     return FrameMemory::Gl;
   if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_DMABUF))
     return FrameMemory::DmaBuf;
