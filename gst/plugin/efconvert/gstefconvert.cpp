@@ -1,39 +1,36 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efconvert: colour conversion, scaling, letterbox, crop and turns into
 // model-ready frames in one pass. See docs/ARCHITECTURE.md, "efconvert".
+// This file is the GObject and GstBaseTransform glue; what it calls is in
+// convert_caps, backend_select, frame_plan, output_pool and held_outputs.
 #include "gstefconvert.h"
 
 #include <gst/ef/gstef.h>
 #include <gst/video/video.h>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "backend.hpp"
-#include "backend_choice.hpp"
-#include "backend_trial.hpp"
+#include "backend_select.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
-#include "common/gl_limits.hpp"
-#include "common/gl_pool.hpp"
 #endif
 #include "common/cache_capacity.hpp"
-#include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
+#include "convert_caps.hpp"
+#include "convert_counters.hpp"
 #include "convert_params.hpp"
-#include "cpu/cpu_converter.hpp"
-#include "ef/import_cache.hpp"
-#include "common/gst_ptr.hpp"
+#include "convert_state.hpp"
+#include "frame_plan.hpp"
+#include "output_pool.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -43,74 +40,6 @@ using namespace ef::gst;
 
 namespace {
 
-#define EF_CONVERT_IN_FORMATS "{ NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
-#define EF_CONVERT_OUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP }"
-// As GL textures: the formats the GL backend renders as pixels.
-#define EF_CONVERT_GL_OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
-
-constexpr const char *kSinkCaps = GST_VIDEO_CAPS_MAKE(EF_CONVERT_IN_FORMATS) ";" EF_DMABUF_CAPS(
-    EF_CONVERT_IN_FORMATS)
-#ifdef EF_HAVE_GSTGL
-    ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_CONVERT_IN_FORMATS)
-#endif
-    ;
-constexpr const char *kSrcCaps =
-    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_CONVERT_OUT_FORMATS)
-#ifdef EF_HAVE_GSTGL
-        ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
-                                              EF_CONVERT_GL_OUT_FORMATS)
-#endif
-    ;
-
-// dma-bufs are mapped (CPU) or imported plane by plane (GL) in, and are
-// memfds or dma-heap buffers out: LINEAR both ways.
-const DrmSupport &drm_in() {
-  static const DrmSupport support(EF_CONVERT_IN_FORMATS);
-  return support;
-}
-const DrmSupport &drm_out() {
-  static const DrmSupport support(EF_CONVERT_OUT_FORMATS);
-  return support;
-}
-
-struct ConvertCounters {
-  enum Counter : guint {
-    kFrames,
-    kSrcHits,
-    kSrcMisses,
-    kDstHits,
-    kDstMisses,
-    kUploads,
-    kReadbacks,
-    kDeclines,
-    kRefusals,
-    kDropped,
-    kBytesRead,
-    kGpuTimeNs,
-    kGpuFrames,
-    kCount,
-  };
-  static constexpr const char *kName = "efconvert-stats";
-  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
-      {kFrames, "frames", "Frames converted"},
-      {kSrcHits, "src-hits",
-       "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
-      {kSrcMisses, "src-misses", "Sources imported (GL) or mapped (CPU) anew"},
-      {kDstHits, "dst-hits", "Destination render targets served from the cache (GL backend)"},
-      {kDstMisses, "dst-misses", "Destination render targets imported (GL backend)"},
-      {kUploads, "uploads", "Frames copied into textures because they could not be imported"},
-      {kReadbacks, "readbacks", "Frames read back from the GPU into plain system memory"},
-      {kDeclines, "declines", "Frames not imported (system memory, refused or failed import)"},
-      {kRefusals, "refusals", "Cache lookups refused because an identity no longer matched"},
-      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
-      {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
-      {kGpuTimeNs, "gpu-time-ns",
-       "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
-       "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
-      {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
-  }};
-};
-using ConvertStats = ElementStats<ConvertCounters>;
 using enum ConvertCounters::Counter;
 
 constexpr guint PROP_BACKEND = 1;
@@ -131,49 +60,6 @@ constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
 constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
 constexpr guint PROP_READBACK_DEPTH = PROP_BACKEND_REASON + 1;
 constexpr guint kMaxReadbackDepth = 4;
-
-// Settings: written by the application thread under ConvertState::lock, copied
-// by the streaming thread once per frame (and at set_caps).
-struct Settings {
-  GstEfConvertBackend backend = GST_EF_CONVERT_BACKEND_AUTO;
-  GstEfConvertMethod method = GST_EF_CONVERT_METHOD_BILINEAR;
-  bool letterbox = true;
-  guint32 fill_color = 0xff000000;     // 0xAARRGGBB
-  GstVideoRectangle crop{0, 0, 0, 0};  // w == h == 0: none
-  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  GstVideoOrientationMethod tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  guint cache_capacity = default_cache_capacity();
-  guint n_threads = 0;       // 0: one per online CPU
-  guint readback_depth = 0;  // frames read back while later ones render
-};
-
-// An output pushed later: behind a read-back in flight, or behind one that is.
-struct Held {
-  GstBuffer *buffer;
-  bool in_flight;  // its bytes are still on their way from the GPU
-};
-
-// Split the way gst-plugins-rs elements are: settings under a lock, copied
-// once per frame; the stream's state (caps, backend) made in set_caps and
-// dropped in stop; statistics readable from any thread.
-struct ConvertState {
-  std::mutex lock;  // guards settings, the last plan and replacing the backend
-  Settings settings;
-  ConvertParams last_plan{};
-  // Stream state: written by set_caps, read by the streaming thread.
-  GstVideoInfo in_info{};
-  GstVideoInfo out_info{};
-  std::unique_ptr<ConvertBackend> backend;
-  BackendStats retired;  // what replaced backends counted
-  std::string reason;    // why this backend, unless it says itself
-#ifdef EF_HAVE_GSTGL
-  ElementGlContext gl;
-#endif
-  FrameErrors errors;
-  ConvertStats stats;
-  std::deque<Held> held;        // streaming thread; oldest first
-  bool last_in_flight = false;  // the frame transform() just converted
-};
 
 }  // namespace
 
@@ -223,11 +109,6 @@ ConvertState &state_of(gpointer self) {
   return *GST_EF_CONVERT(self)->state;
 }
 
-bool is_gl_caps(GstCaps *caps) {
-  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  return f && gst_caps_features_contains(f, "memory:GLMemory");
-}
-
 // The counters the backends and the bad-frame rule keep themselves.
 void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   BackendStats b;
@@ -271,56 +152,9 @@ Settings copy_settings(ConvertState &s) {
   return s.settings;
 }
 
-GstVideoOrientationMethod effective_direction(const Settings &settings) {
-  return settings.direction == GST_VIDEO_ORIENTATION_AUTO ? settings.tag_direction
-                                                          : settings.direction;
-}
-
-// Appends to `out` each structure of `caps` with its format set to
-// `formats`, any size, and no colorimetry or aspect ratio (the conversion
-// decides them), in memory `feature`; dma-buf structures in the form of
-// this GStreamer version, in the layouts `drm` takes.
-GstCaps *append_retargeted(GstCaps *out, GstCaps *caps, const char *formats, const char *feature,
-                           const DrmSupport &drm) {
-  GValue list = G_VALUE_INIT;
-  GstStructure *templ = gst_structure_from_string(
-      (std::string("video/x-raw, format=(string)") + formats).c_str(), nullptr);
-  gst_value_init_and_copy(&list, gst_structure_get_value(templ, "format"));
-  gst_structure_free(templ);
-  const bool dmabuf = std::string(feature) == GST_CAPS_FEATURE_MEMORY_DMABUF;
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstStructure *s = gst_structure_copy(gst_caps_get_structure(caps, i));
-    gst_structure_set_value(s, "format", &list);
-    gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
-                      G_MAXINT, nullptr);
-    gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
-                                "texture-target", "drm-format", nullptr);
-    if (dmabuf) {
-      out = gst_caps_merge(
-          out, dmabuf_caps_of(s, gst_caps_features_new(feature, nullptr), drm, &drm == &drm_in()));
-      gst_structure_free(s);
-      continue;
-    }
-    out = gst_caps_merge_structure_full(out, s, gst_caps_features_new(feature, nullptr));
-  }
-  g_value_unset(&list);
-  return out;
-}
-
 GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
                                        GstCaps *filter) {
-  const bool to_src = direction == GST_PAD_SINK;
-  const char *formats = to_src ? EF_CONVERT_OUT_FORMATS : EF_CONVERT_IN_FORMATS;
-  const DrmSupport &drm = to_src ? drm_out() : drm_in();
-  GstCaps *result = gst_caps_new_empty();
-  for (const char *memory : {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, GST_CAPS_FEATURE_MEMORY_DMABUF})
-    result = append_retargeted(result, caps, formats, memory, drm);
-#ifdef EF_HAVE_GSTGL
-  result =
-      append_retargeted(result, caps, to_src ? EF_CONVERT_GL_OUT_FORMATS : EF_CONVERT_IN_FORMATS,
-                        GST_CAPS_FEATURE_MEMORY_GL_MEMORY, drm);
-#endif
-  return apply_caps_filter(narrow_to_limit(result, cpu_size_limit()), filter);
+  return retarget_caps(direction, caps, filter);
 }
 
 // A dma-buf layout efconvert cannot read is named on the bus, not only
@@ -334,160 +168,19 @@ gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection dir
 // Without a size from downstream, keep the input's (turned) size.
 GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
                                     GstCaps *caps, GstCaps *othercaps) {
-  othercaps = gst_caps_truncate(gst_caps_make_writable(othercaps));
-  if (direction == GST_PAD_SINK) {
-    GstStructure *in = gst_caps_get_structure(caps, 0);
-    GstStructure *out = gst_caps_get_structure(othercaps, 0);
-    gint w = 0, h = 0;
-    gst_structure_get_int(in, "width", &w);
-    gst_structure_get_int(in, "height", &h);
-    GstVideoOrientationMethod dir;
-    {
-      std::lock_guard lock(state_of(trans).lock);
-      dir = effective_direction(state_of(trans).settings);
-    }
-    if (direction_swaps_axes(dir))
-      std::swap(w, h);
-    if (w > 0)
-      gst_structure_fixate_field_nearest_int(out, "width", w);
-    if (h > 0)
-      gst_structure_fixate_field_nearest_int(out, "height", h);
-    const GValue *rate = gst_structure_get_value(in, "framerate");
-    if (rate && gst_structure_has_field(out, "framerate") && GST_VALUE_HOLDS_FRACTION(rate))
-      gst_structure_fixate_field_nearest_fraction(out, "framerate",
-                                                  gst_value_get_fraction_numerator(rate),
-                                                  gst_value_get_fraction_denominator(rate));
+  GstVideoOrientationMethod turn;
+  {
+    std::lock_guard lock(state_of(trans).lock);
+    turn = effective_direction(state_of(trans).settings);
   }
-  return gst_caps_fixate(othercaps);
+  return fixate_output_caps(direction, caps, othercaps, turn);
 }
 
-FrameMemory memory_of(GstCaps *caps) {
-  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_GL_MEMORY))
-    return FrameMemory::Gl;
-  if (f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_DMABUF))
-    return FrameMemory::DmaBuf;
-  return FrameMemory::System;
-}
-
-std::unique_ptr<ConvertBackend> chosen(GstEfConvert *self, std::unique_ptr<ConvertBackend> backend,
-                                       const std::string &reason) {
-  GST_INFO_OBJECT(self, "backend %s: %s", backend->name(), reason.c_str());
-  std::lock_guard lock(state_of(self).lock);
-  state_of(self).reason = reason;
-  return backend;
-}
-
-#ifdef EF_HAVE_GSTGL
-// The GL backend, or why not.
-Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstEfConvert *self, const Settings &st) {
+// Held outputs go before any serialized event (held_outputs).
+void drain_held(GstEfConvert *self) {
   ConvertState &s = state_of(self);
-  auto context = s.gl.ensure(GST_ELEMENT(self));
-  if (!context)
-    return context.error();
-  const SizeLimit limit = gl_size_limit(*context);
-  for (const GstVideoInfo *info : {&s.in_info, &s.out_info})
-    for (gint side : {GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info)})
-      if (side > limit.max_side)
-        return Error{E2BIG, "a side of " + std::to_string(side) + " exceeds " + limit.what + " " +
-                                std::to_string(limit.max_side)};
-  return make_gl_backend(GST_ELEMENT(self), *context, s.in_info, s.out_info, st.cache_capacity);
+  s.held.drain(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), s.backend.get(), s.errors);
 }
-
-// This machine as backend=auto sees it for these caps. EF_GL_RENDERER_KIND
-// (hardware, software) overrides what the renderer's name says.
-Machine describe_machine(GstEfConvert *self, const Settings &st, GstCaps *incaps,
-                         GstCaps *outcaps) {
-  Machine m;
-  m.in = memory_of(incaps);
-  m.out = memory_of(outcaps);
-  // The cores the CPU backend will use: n-threads caps them.
-  const guint online = std::max(1u, g_get_num_processors());
-  m.cores = st.n_threads == 0 ? online : std::min(st.n_threads, online);
-  auto context = state_of(self).gl.ensure(GST_ELEMENT(self));
-  if (!context) {
-    m.renderer = context.error().message;
-    return m;
-  }
-  m.renderer = state_of(self).gl.renderer();
-  m.gl = gl_kind_of(m.renderer, g_getenv("EF_GL_RENDERER_KIND"));
-  return m;
-}
-#endif
-
-// The backend for these caps: the one asked for, else what the frame path
-// costs on this machine says (backend_choice), timing both where that is
-// not clear-cut (backend_trial). Logs which and why.
-std::unique_ptr<ConvertBackend> make_backend(GstEfConvert *self, const Settings &st,
-                                             GstCaps *incaps, GstCaps *outcaps) {
-  ConvertState &s = state_of(self);
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU && is_gl_caps(outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("backend=cpu cannot output GL memory"),
-                      ("use backend=gl or auto"));
-    return nullptr;
-  }
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU)
-    return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                  "asked for");
-#ifdef EF_HAVE_GSTGL
-  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
-    auto gl = try_gl_backend(self, st);
-    if (gl)
-      return chosen(self, std::move(gl).value(), "asked for");
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                      ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
-    return nullptr;
-  }
-  const Machine machine = describe_machine(self, st, incaps, outcaps);
-  Choice choice = choose_backend(machine);
-  if (choice.pick != Pick::Cpu) {
-    auto gl = try_gl_backend(self, st);
-    if (gl && choice.pick == Pick::Gl)
-      return chosen(self, std::move(gl).value(), choice.reason);
-    if (gl) {
-      std::lock_guard lock(s.lock);
-      s.reason.clear();  // the trial says why
-      return make_trial_backend(
-          GST_ELEMENT(self),
-          make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-          std::move(gl).value(), machine, choice.reason);
-    }
-    choice.reason = "the GL backend is not available: " + gl.error().message;
-  }
-  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                choice.reason);
-#else
-  (void)incaps;
-  (void)outcaps;
-  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
-    GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"), (nullptr));
-    return nullptr;
-  }
-  return chosen(self, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                "built without GstGL");
-#endif
-}
-
-// The largest frame the backend that must run can take: the GL context's
-// where only GL will do, else the CPU path's (auto takes the CPU for frames
-// beyond the GL context's limit).
-SizeLimit size_limit(GstEfConvert *self, const Settings &st, GstCaps *incaps, GstCaps *outcaps) {
-#ifdef EF_HAVE_GSTGL
-  const bool must_gl =
-      st.backend == GST_EF_CONVERT_BACKEND_GL || is_gl_caps(incaps) || is_gl_caps(outcaps);
-  if (must_gl)
-    if (auto context = state_of(self).gl.ensure(GST_ELEMENT(self)))
-      return gl_size_limit(*context);
-#else
-  (void)self;
-  (void)st;
-  (void)incaps;
-  (void)outcaps;
-#endif
-  return cpu_size_limit();
-}
-
-void drain_held(GstEfConvert *self);
 
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
@@ -499,7 +192,7 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   drain_held(self);
   const Settings settings = copy_settings(s);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
-  const SizeLimit limit = size_limit(self, settings, incaps, outcaps);
+  const SizeLimit limit = size_limit(GST_ELEMENT(self), s, settings, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
@@ -508,7 +201,7 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
     return FALSE;
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
-  auto backend = make_backend(self, settings, incaps, outcaps);
+  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
@@ -534,48 +227,6 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
   return GST_BASE_TRANSFORM_CLASS(parent_class)->propose_allocation(trans, decide, query);
 }
 
-#ifdef EF_HAVE_GSTGL
-// GL textures out: a downstream GstGLBufferPool, else one of ours.
-gboolean decide_gl_allocation(GstBaseTransform *trans, GstQuery *query, GstCaps *caps,
-                              const GstVideoInfo &info) {
-  auto context = state_of(trans).gl.ensure(GST_ELEMENT(trans));
-  if (!context) {
-    GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()), (nullptr));
-    return FALSE;
-  }
-  GstBufferPool *pool = nullptr;
-  guint size = guint(info.size), min = 2, max = 0;
-  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
-  if (offered)
-    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-  if (pool && !GST_IS_GL_BUFFER_POOL(pool)) {
-    gst_object_unref(pool);
-    pool = nullptr;
-  }
-  const bool own = pool == nullptr;
-  if (own)
-    pool = gst_gl_buffer_pool_new(*context);
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
-  keep_one_texture_free(config, own);
-  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(*context));
-  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    gst_object_unref(pool);
-    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the GL output pool"),
-                      (nullptr));
-    return FALSE;
-  }
-  if (offered)
-    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool(query, pool, size, min, max);
-  gst_object_unref(pool);
-  return TRUE;
-}
-#endif
-
 // Output buffers: a downstream pool when one is offered, else our own pool
 // of fd-backed memory (memfd, or a dma-buf heap where one exists); GL
 // textures when downstream asked for GL memory.
@@ -585,82 +236,19 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
-  const GstVideoInfo &info = parsed->info;
 #ifdef EF_HAVE_GSTGL
-  if (is_gl_caps(caps))
-    return decide_gl_allocation(trans, query, caps, info);
-#endif
-  GstBufferPool *pool = nullptr;
-  guint size = guint(info.size), min = 2, max = 0;
-  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
-  if (offered)
-    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-  // Outputs held behind read-backs in flight are buffers downstream's
-  // count does not know of.
-  const guint depth = readback_depth(state_of(trans));
-  min += depth;
-  if (max != 0)
-    max += depth;
-  const bool own = pool == nullptr;
-  if (own)
-    pool = gst_video_buffer_pool_new();
-  size = MAX(size, guint(info.size));
-  CapsPtr layout(pool_caps(caps, *parsed));
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, layout.get(), size, min, max);
-  if (own) {
-    ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
-    gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
-    GST_INFO_OBJECT(trans, "own output pool of %s buffers",
-                    gst_ef_fd_allocator_get_source(GST_EF_FD_ALLOCATOR(allocator.get())));
-  }
-  if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    // A pool may adjust the config; take its word if it still fits.
-    config = gst_buffer_pool_get_config(pool);
-    if (!gst_buffer_pool_config_validate_params(config, layout.get(), size, min, max) ||
-        !gst_buffer_pool_set_config(pool, config)) {
-      gst_object_unref(pool);
-      GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS, ("Cannot configure the output pool"), (nullptr));
+  if (is_gl_caps(caps)) {
+    auto context = state_of(trans).gl.ensure(GST_ELEMENT(trans));
+    if (!context) {
+      GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()),
+                        (nullptr));
       return FALSE;
     }
+    return decide_gl_output_pool(GST_ELEMENT(trans), *context, query, caps, parsed->info);
   }
-  if (offered)
-    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool(query, pool, size, min, max);
-  gst_object_unref(pool);
-  return TRUE;
-}
-
-// The source rectangle of this frame: its crop meta, then the crop property
-// inside it.
-GstVideoRectangle frame_crop(GstBuffer *in, const GstVideoInfo &info, const Settings &settings) {
-  GstVideoRectangle crop{0, 0, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info)};
-  if (GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta(in))
-    crop = {gint(meta->x), gint(meta->y), gint(meta->width), gint(meta->height)};
-  if (settings.crop.w != 0 || settings.crop.h != 0)
-    crop = {crop.x + settings.crop.x, crop.y + settings.crop.y, settings.crop.w, settings.crop.h};
-  return crop;
-}
-
-Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
-  auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
-                              frame_crop(in, s.in_info, settings),
-                              GST_VIDEO_INFO_WIDTH(&s.out_info), GST_VIDEO_INFO_HEIGHT(&s.out_info),
-                              settings.letterbox, effective_direction(settings));
-  if (!plan)
-    return plan;
-  plan->method = settings.method == GST_EF_CONVERT_METHOD_NEAREST ? ScaleMethod::Nearest
-                                                                  : ScaleMethod::Bilinear;
-  const guint32 c = settings.fill_color;
-  plan->fill = {uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c), uint8_t(c >> 24)};
-  plan->matrix = s.in_info.colorimetry.matrix;
-  plan->range = s.in_info.colorimetry.range;
-  std::lock_guard lock(s.lock);
-  s.last_plan = *plan;
-  return plan;
+#endif
+  return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed,
+                            readback_depth(state_of(trans)));
 }
 
 GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
@@ -679,7 +267,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
   const size_t flying = s.backend->in_flight();
   auto done = s.backend->convert(in, *layout, out, *params);
-  s.last_in_flight = s.backend->in_flight() > flying;
+  s.held.set_last_in_flight(s.backend->in_flight() > flying);
   if (!done)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                         "Conversion failed: " + done.error().message,
@@ -695,74 +283,14 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   return GST_FLOW_OK;
 }
 
-// The oldest held output, its read-back completed where it was in flight.
-GstFlowReturn release_oldest(GstEfConvert *self, GstBuffer **out) {
-  ConvertState &s = state_of(self);
-  const Held held = s.held.front();
-  s.held.pop_front();
-  if (held.in_flight) {
-    auto done = s.backend->complete_oldest();
-    if (!done || *done != held.buffer) {
-      gst_buffer_unref(held.buffer);
-      return refuse_frame(
-          GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-          "Read-back failed: " + (done ? std::string("frames out of order") : done.error().message),
-          std::string("backend ") + s.backend->name());
-    }
-  }
-  *out = held.buffer;
-  return GST_FLOW_OK;
-}
-
-// Pipelined read-back (readback-depth N > 0): an output whose bytes are on
-// their way from the GPU is held, and pushed once N later frames have been
-// rendered, so the streaming thread renders frame k + N while the GPU still
-// reads frame k back. Outputs after a held one are held too: order is kept.
+// Outputs whose read-back is in flight are held (held_outputs).
 GstFlowReturn gst_ef_convert_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
-  auto *self = GST_EF_CONVERT(trans);
-  ConvertState &s = state_of(self);
-  s.last_in_flight = false;
+  ConvertState &s = state_of(trans);
+  s.held.start_output();
   const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(parent_class)->generate_output(trans, outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
-  if (*outbuf && (s.last_in_flight || !s.held.empty())) {
-    s.held.push_back({*outbuf, s.last_in_flight});
-    *outbuf = nullptr;
-  }
-  // The base class asks again while we return buffers: every output beyond
-  // the depth goes now (the depth may just have been lowered).
-  if (s.held.size() > readback_depth(s))
-    return release_oldest(self, outbuf);
-  return GST_FLOW_OK;
-}
-
-// A flush or a stop: outputs in flight are forgotten, never pushed.
-void drop_held(ConvertState &s) {
-  if (s.held.empty())
-    return;
-  if (s.backend)
-    s.backend->drop_in_flight();
-  for (const Held &held : s.held)
-    gst_buffer_unref(held.buffer);
-  GST_DEBUG("dropped %zu held outputs", s.held.size());
-  s.held.clear();
-}
-
-// Every held output, read back and pushed: before EOS, caps, a segment or
-// any other serialized event, which must not overtake them. Once a push
-// fails (flushing, not linked) the rest are dropped.
-void drain_held(GstEfConvert *self) {
-  ConvertState &s = state_of(self);
-  while (!s.held.empty()) {
-    GstBuffer *out = nullptr;
-    if (release_oldest(self, &out) != GST_FLOW_OK)
-      continue;
-    const GstFlowReturn pushed = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
-    if (pushed != GST_FLOW_OK) {
-      GST_DEBUG_OBJECT(self, "drain: push returned %s", gst_flow_get_name(pushed));
-      drop_held(s);
-    }
-  }
+  return s.held.pass(GST_ELEMENT(trans), s.backend.get(), s.errors, readback_depth(s), outbuf);
 }
 
 // Metas describing the input's geometry or bytes do not describe the output.
@@ -776,7 +304,7 @@ gboolean gst_ef_convert_transform_meta(GstBaseTransform *, GstBuffer *, GstMeta 
 gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   ConvertState &s = state_of(trans);
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
-    drop_held(s);
+    s.held.drop(s.backend.get());
   else if (guint(GST_EVENT_TYPE(event)) & guint(GST_EVENT_TYPE_SERIALIZED))
     drain_held(GST_EF_CONVERT(trans));
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
@@ -796,7 +324,7 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 }
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
-  drop_held(state_of(trans));
+  state_of(trans).held.drop(state_of(trans).backend.get());
   replace_backend(state_of(trans), nullptr);
   state_of(trans).errors.reset();
   return TRUE;
@@ -1110,7 +638,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
       "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
       "ef developers");
-  add_pad_templates(element_class, kSinkCaps, kSrcCaps);
+  add_pad_templates(element_class, kConvertSinkCaps, kConvertSrcCaps);
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's counters, declared once: ElementStats installs them as
+// read-only properties and the efconvert-stats structure from this table.
+#pragma once
+
+#include <array>
+
+#include "common/element_stats.hpp"
+
+namespace ef::gst {
+
+struct ConvertCounters {
+  enum Counter : guint {
+    kFrames,
+    kSrcHits,
+    kSrcMisses,
+    kDstHits,
+    kDstMisses,
+    kUploads,
+    kReadbacks,
+    kDeclines,
+    kRefusals,
+    kDropped,
+    kBytesRead,
+    kGpuTimeNs,
+    kGpuFrames,
+    kCount,
+  };
+  static constexpr const char *kName = "efconvert-stats";
+  static constexpr std::array<CounterSpec, kCount> kSpecs = {{
+      {kFrames, "frames", "Frames converted"},
+      {kSrcHits, "src-hits",
+       "Sources served from the cache: EGLImages (GL), mappings of memfds (CPU)"},
+      {kSrcMisses, "src-misses", "Sources imported (GL) or mapped (CPU) anew"},
+      {kDstHits, "dst-hits", "Destination render targets served from the cache (GL backend)"},
+      {kDstMisses, "dst-misses", "Destination render targets imported (GL backend)"},
+      {kUploads, "uploads", "Frames copied into textures because they could not be imported"},
+      {kReadbacks, "readbacks", "Frames read back from the GPU into plain system memory"},
+      {kDeclines, "declines", "Frames not imported (system memory, refused or failed import)"},
+      {kRefusals, "refusals", "Cache lookups refused because an identity no longer matched"},
+      {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
+      {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
+      {kGpuTimeNs, "gpu-time-ns",
+       "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
+       "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
+      {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
+  }};
+};
+using ConvertStats = ElementStats<ConvertCounters>;
+
+}  // namespace ef::gst

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's state, split the way gst-plugins-rs elements are: settings
+// under a lock, copied once per frame; the stream's state (caps, backend)
+// made in set_caps and dropped in stop; statistics readable from any thread.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backend.hpp"
+#include "common/cache_capacity.hpp"
+#include "common/frame_errors.hpp"
+#include "convert_counters.hpp"
+#include "convert_params.hpp"
+#include "ef/import_cache.hpp"
+#include "gstefconvert.h"
+#include "held_outputs.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "common/gl_context.hpp"
+#endif
+
+namespace ef::gst {
+
+// Settings: written by the application thread under ConvertState::lock, copied
+// by the streaming thread once per frame (and at set_caps).
+struct Settings {
+  GstEfConvertBackend backend = GST_EF_CONVERT_BACKEND_AUTO;
+  GstEfConvertMethod method = GST_EF_CONVERT_METHOD_BILINEAR;
+  bool letterbox = true;
+  guint32 fill_color = 0xff000000;     // 0xAARRGGBB
+  GstVideoRectangle crop{0, 0, 0, 0};  // w == h == 0: none
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  GstVideoOrientationMethod tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  guint cache_capacity = default_cache_capacity();
+  guint n_threads = 0;       // 0: one per online CPU
+  guint readback_depth = 0;  // frames read back while later ones render
+};
+
+struct ConvertState {
+  std::mutex lock;  // guards settings, the last plan and replacing the backend
+  Settings settings;
+  ConvertParams last_plan{};
+  // Stream state: written by set_caps, read by the streaming thread.
+  GstVideoInfo in_info{};
+  GstVideoInfo out_info{};
+  std::unique_ptr<ConvertBackend> backend;
+  BackendStats retired;  // what replaced backends counted
+  std::string reason;    // why this backend, unless it says itself
+#ifdef EF_HAVE_GSTGL
+  ElementGlContext gl;
+#endif
+  FrameErrors errors;
+  ConvertStats stats;
+  HeldOutputs held;  // streaming thread
+};
+
+}  // namespace ef::gst

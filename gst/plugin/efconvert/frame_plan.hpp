@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// One frame's conversion plan from the settings copied for it: the source
+// rectangle (crop meta, then the crop property), the turn, scaling and
+// colours (convert_params).
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "convert_params.hpp"
+#include "convert_state.hpp"
+#include "ef/result.hpp"
+
+namespace ef::gst {
+
+// video-direction=auto follows the stream's orientation tag.
+GstVideoOrientationMethod effective_direction(const Settings &settings);
+
+// The plan for `in`, kept as s.last_plan (the letterbox-* properties read it).
+Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings);
+
+}  // namespace ef::gst

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "output_pool.hpp"
+
+#include <gst/ef/gstef.h>
+
+#include "common/gst_ptr.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "common/gl_pool.hpp"
+#endif
+
+#define GST_CAT_DEFAULT gst_ef_convert_debug
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
+
+namespace ef::gst {
+
+namespace {
+
+// `pool` answers the query, in place of the pool downstream offered; takes
+// the reference.
+gboolean answer_with(GstQuery *query, bool offered, GstBufferPool *pool, guint size, guint min,
+                     guint max) {
+  if (offered)
+    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool(query, pool, size, min, max);
+  gst_object_unref(pool);
+  return TRUE;
+}
+
+}  // namespace
+
+gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
+                            const VideoCaps &parsed, guint held) {
+  const GstVideoInfo &info = parsed.info;
+  GstBufferPool *pool = nullptr;
+  guint size = guint(info.size), min = 2, max = 0;
+  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
+  if (offered)
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  min += held;
+  if (max != 0)
+    max += held;
+  const bool own = pool == nullptr;
+  if (own)
+    pool = gst_video_buffer_pool_new();
+  size = MAX(size, guint(info.size));
+  CapsPtr layout(pool_caps(caps, parsed));
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, layout.get(), size, min, max);
+  if (own) {
+    ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+    gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
+    GST_INFO_OBJECT(element, "own output pool of %s buffers",
+                    gst_ef_fd_allocator_get_source(GST_EF_FD_ALLOCATOR(allocator.get())));
+  }
+  if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config(pool, config)) {
+    // A pool may adjust the config; take its word if it still fits.
+    config = gst_buffer_pool_get_config(pool);
+    if (!gst_buffer_pool_config_validate_params(config, layout.get(), size, min, max) ||
+        !gst_buffer_pool_set_config(pool, config)) {
+      gst_object_unref(pool);
+      GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot configure the output pool"),
+                        (nullptr));
+      return FALSE;
+    }
+  }
+  return answer_with(query, offered, pool, size, min, max);
+}
+
+#ifdef EF_HAVE_GSTGL
+gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
+                               GstCaps *caps, const GstVideoInfo &info) {
+  GstBufferPool *pool = nullptr;
+  guint size = guint(info.size), min = 2, max = 0;
+  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
+  if (offered)
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  if (pool && !GST_IS_GL_BUFFER_POOL(pool)) {
+    gst_object_unref(pool);
+    pool = nullptr;
+  }
+  const bool own = pool == nullptr;
+  if (own)
+    pool = gst_gl_buffer_pool_new(context);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
+  keep_one_texture_free(config, own);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context));
+  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
+  if (!gst_buffer_pool_set_config(pool, config)) {
+    gst_object_unref(pool);
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot configure the GL output pool"),
+                      (nullptr));
+    return FALSE;
+  }
+  return answer_with(query, offered, pool, size, min, max);
+}
+#endif
+
+}  // namespace ef::gst

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's output buffers: a downstream pool when one is offered, else
+// its own pool of fd-backed memory (memfd, or a dma-buf heap where one
+// exists); GL textures when downstream asked for GL memory.
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#ifdef EF_HAVE_GSTGL
+#include <gst/gl/gl.h>
+#endif
+
+#include "common/dma_drm_caps.hpp"
+
+namespace ef::gst {
+
+// Configures the pool for plain or dma-buf `caps` (parsed) into `query`.
+// `held` outputs behind read-backs in flight are buffers downstream's count
+// does not know of. FALSE with an error posted on `element`.
+gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
+                            const VideoCaps &parsed, guint held);
+
+#ifdef EF_HAVE_GSTGL
+// GL textures out: a downstream GstGLBufferPool, else one of ours.
+gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
+                               GstCaps *caps, const GstVideoInfo &info);
+#endif
+
+}  // namespace ef::gst
