@@ -8,8 +8,10 @@
 #include <gst/allocators/allocators.h>
 #include <gst/gl/gstglfuncs.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
+#include <span>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -408,7 +410,7 @@ class GlBackend : public ConvertBackend {
     const ByteTarget *target;
     const ConvertParams *params;
     size_t read_bytes;  // non-zero: read the result back (pipelined), this many bytes
-    const std::vector<ReadbackRing::Region> *regions;  // with read_bytes
+    std::span<const ReadbackRing::Region> regions;  // with read_bytes
     Result<void> result;
   };
 
@@ -430,7 +432,7 @@ class GlBackend : public ConvertBackend {
     if (job->result && job->read_bytes) {
       if (!self->readback_)
         self->readback_ = std::make_unique<ReadbackRing>(ctx);
-      job->result = self->readback_->start(*job->regions, job->read_bytes);
+      job->result = self->readback_->start(job->regions, job->read_bytes);
     }
     timer.end();
     timer.collect(false);
@@ -442,7 +444,7 @@ class GlBackend : public ConvertBackend {
 
   Result<void> render_into(const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
-    RenderJob job{this, &src, &target, &params, 0, nullptr, {}};
+    RenderJob job{this, &src, &target, &params, 0, {}, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     return job.result;
   }
@@ -464,13 +466,18 @@ class GlBackend : public ConvertBackend {
     if (gst_buffer_get_size(out) < bytes)
       return Error{EINVAL, "the output buffer is smaller than its rows"};
     ByteTarget scratch = target;
-    std::vector<ReadbackRing::Region> regions;
-    for (guint p = 0; p < (apart ? n_planes : 1); ++p) {
+    std::array<ReadbackRing::Region, GST_VIDEO_MAX_PLANES> regions{};
+    const guint n_regions = apart ? n_planes : 1;
+    for (guint p = 0; p < n_regions; ++p) {
       (apart ? scratch.plane_textures[p] : scratch.texture) = scratch_[p];
-      regions.push_back({scratch_[p], target.width(), rows, target.gl_format(),
-                         apart ? target.offset[p] : 0, size_t(target.stride) * rows});
+      regions[p] = {scratch_[p],
+                    target.width(),
+                    rows,
+                    target.gl_format(),
+                    apart ? target.offset[p] : 0,
+                    size_t(target.stride) * rows};
     }
-    RenderJob job{this, &src, &scratch, &params, bytes, &regions, {}};
+    RenderJob job{this, &src, &scratch, &params, bytes, {regions.data(), n_regions}, {}};
     gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
     if (job.result)
       flight_.push_back({out, BufferPtr(gst_buffer_ref(in))});

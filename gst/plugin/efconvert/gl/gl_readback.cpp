@@ -44,18 +44,20 @@ ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
   return pack;
 }
 
-Result<void> ReadbackRing::start(const std::vector<Region> &regions, size_t bytes) {
+Result<void> ReadbackRing::start(std::span<const Region> regions, size_t bytes) {
   const GstGLFuncs *gl = context_->gl_vtable;
   if (!gl->FenceSync || !gl->MapBufferRange)
     return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
+  if (regions.size() > GST_VIDEO_MAX_PLANES)
+    return Error{EINVAL, "more read-back regions than planes"};
   if (!fbo_)
     gl->GenFramebuffers(1, &fbo_);
-  std::vector<std::pair<size_t, size_t>> ranges;
+  InFlight frame;
   for (const Region &r : regions) {
     if (r.offset + r.length > bytes)
       return Error{EINVAL,
                    "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
-    ranges.emplace_back(r.offset, r.length);
+    frame.regions[frame.n_regions++] = r;
   }
   Pack pack = take_pack(bytes);
   GLint framebuffer = 0;
@@ -80,7 +82,10 @@ Result<void> ReadbackRing::start(const std::vector<Region> &regions, size_t byte
     free_.push_back(pack);
     return Error{EIO, "glFenceSync failed"};
   }
-  flight_.push_back({pack, fence, bytes, std::move(ranges)});
+  frame.pack = pack;
+  frame.fence = fence;
+  frame.bytes = bytes;
+  flight_.push_back(frame);
   return {};
 }
 
@@ -106,8 +111,10 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
     const void *bytes =
         gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
     if (bytes) {
-      for (const auto &[offset, length] : frame.ranges)
-        std::memcpy(dst + offset, static_cast<const uint8_t *>(bytes) + offset, length);
+      for (size_t i = 0; i < frame.n_regions; ++i) {
+        const Region &r = frame.regions[i];
+        std::memcpy(dst + r.offset, static_cast<const uint8_t *>(bytes) + r.offset, r.length);
+      }
       gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
     } else {
       result = Error{EIO, "cannot map the read-back buffer"};

@@ -10,8 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <deque>
-#include <utility>
+#include <span>
 #include <vector>
 
 #include "ef/result.hpp"
@@ -35,7 +36,8 @@ class ReadbackRing {
   // Reads each region into one pack buffer of `bytes` and fences it. The
   // read follows the render in the GL stream, so the textures may be
   // rendered again at once.
-  Result<void> start(const std::vector<Region> &regions, size_t bytes);
+  // At most one region per plane (GST_VIDEO_MAX_PLANES).
+  Result<void> start(std::span<const Region> regions, size_t bytes);
   // Waits for the oldest read-back and copies its regions' bytes into the
   // same ranges of `dst` (at least the size given to start()); other bytes
   // of `dst` keep what they held.
@@ -54,7 +56,10 @@ class ReadbackRing {
     Pack pack;
     void *fence = nullptr;  // a GLsync
     size_t bytes = 0;
-    std::vector<std::pair<size_t, size_t>> ranges;  // offset, length
+    // Each region's offset and length: a fixed array, so a frame in
+    // flight allocates nothing.
+    std::array<Region, GST_VIDEO_MAX_PLANES> regions{};
+    size_t n_regions = 0;
   };
   Pack take_pack(size_t bytes);
 
