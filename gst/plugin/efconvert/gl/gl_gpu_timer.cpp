@@ -55,6 +55,7 @@ void GpuTimer::begin() {
   if (slot.pending)
     collect_slot(slot, true);  // kRing brackets old: long done
   gl->BeginQuery(GL_TIME_ELAPSED, slot.id);
+  slot.begun_us = g_get_monotonic_time();
   open_ = &slot;
 }
 
@@ -94,6 +95,13 @@ bool GpuTimer::collect_slot(Slot &slot, bool wait) {
   if (gles_)
     gl->GetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
   if (disjoint)
+    return true;
+  // A bracket cannot have taken the GPU longer than the time since it was
+  // begun. llvmpipe (Mesa 25) answers a context's first bracket with what
+  // reads as an absolute timestamp (hours): such a result is dropped, not
+  // summed.
+  const gint64 bound_ns = (g_get_monotonic_time() - slot.begun_us + 1) * 1000;
+  if (ns > GLuint64(bound_ns))
     return true;
   total_ns_.fetch_add(ns, std::memory_order_relaxed);
   timed_.fetch_add(1, std::memory_order_relaxed);

@@ -42,6 +42,7 @@ class GpuTimer {
   struct Slot {
     unsigned id = 0;
     bool pending = false;
+    gint64 begun_us = 0;  // g_get_monotonic_time() at BeginQuery
   };
   bool collect_slot(Slot &slot, bool wait);
 
