@@ -850,27 +850,33 @@ GstBuffer *reference_rgb(GstBuffer *in, const GstVideoInfo &in_info, const GstVi
   return out;
 }
 
-// The largest difference of two RGB frames' visible bytes, and where.
+// The largest difference of two frames' visible bytes, every plane, and
+// where.
 int max_difference(GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, std::string &where) {
   GstVideoFrame fa, fb;
   GstVideoInfo ia = info, ib = info;
   fail_unless(gst_video_frame_map(&fa, &ia, a, GST_MAP_READ));
   fail_unless(gst_video_frame_map(&fb, &ib, b, GST_MAP_READ));
   int worst = 0;
-  for (guint y = 0; y < guint(GST_VIDEO_INFO_HEIGHT(&info)); ++y)
-    for (guint x = 0; x < guint(GST_VIDEO_INFO_WIDTH(&info)) * 3; ++x) {
-      auto at = [&](GstVideoFrame &f) {
-        return int(static_cast<const guint8 *>(
-            GST_VIDEO_FRAME_PLANE_DATA(&f, 0))[gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) + x]);
-      };
-      const int d = std::abs(at(fa) - at(fb));
-      if (d > worst) {
-        worst = d;
-        where = "pixel " + std::to_string(x / 3) + "," + std::to_string(y) + " byte " +
-                std::to_string(x % 3) + ": " + std::to_string(at(fa)) + " vs " +
-                std::to_string(at(fb));
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component(info.finfo, p, comps);
+    const guint bpp = guint(GST_VIDEO_INFO_COMP_PSTRIDE(&info, comps[0]));
+    for (guint y = 0; y < guint(GST_VIDEO_INFO_COMP_HEIGHT(&info, comps[0])); ++y)
+      for (guint x = 0; x < guint(GST_VIDEO_INFO_COMP_WIDTH(&info, comps[0])) * bpp; ++x) {
+        auto at = [&](GstVideoFrame &f) {
+          return int(static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(
+              &f, p))[gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, p) + x]);
+        };
+        const int d = std::abs(at(fa) - at(fb));
+        if (d > worst) {
+          worst = d;
+          where = "plane " + std::to_string(p) + " pixel " + std::to_string(x / bpp) + "," +
+                  std::to_string(y) + " byte " + std::to_string(x % bpp) + ": " +
+                  std::to_string(at(fa)) + " vs " + std::to_string(at(fb));
+        }
       }
-    }
+  }
   gst_video_frame_unmap(&fa);
   gst_video_frame_unmap(&fb);
   return worst;
@@ -913,6 +919,76 @@ GST_START_TEST(test_packed_422_odd_widths) {
 }
 GST_END_TEST;
 
+namespace {
+
+// One frame through efconvert backend=gl gl-shader=`shader` (system-memory
+// output read back, or GL memory downloaded after), the element's
+// gl-shader-in-use in `in_use`.
+GstBuffer *convert_with_shader(const char *shader, GstBuffer *src, const GstVideoInfo &in,
+                               const GstVideoInfo &out, bool gl_memory, std::string &in_use) {
+  const std::string launch =
+      std::string("efconvert name=conv backend=gl fill-color=0xff1ec85a gl-shader=") + shader +
+      (gl_memory ? " ! video/x-raw(memory:GLMemory),format=RGBA ! gldownload" : "");
+  GstHarness *h = gst_harness_new_parse(launch.c_str());
+  if (!gl_memory)
+    offer_downstream_pool(h, nullptr, 2);
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(src)), GST_FLOW_OK);
+  GstBuffer *got = gst_harness_pull(h);
+  in_use = string_property(harness_element(h, "conv"), "gl-shader-in-use");
+  GstBuffer *copy = gst_buffer_copy_deep(got);
+  gst_buffer_unref(got);
+  gst_harness_teardown(h);
+  return copy;
+}
+
+}  // namespace
+
+// gl-shader=compute writes the bytes gl-shader=fragment writes: into GL
+// memory, and read back into system memory with a letterbox whose edges
+// fall inside texels (RGB content 169 pixels wide at x 65) and a fill that
+// is not one repeated byte. auto draws on a software rasterizer and
+// computes on hardware GL (the renderer's kind forced).
+GST_START_TEST(test_gl_shader_stages) {
+  struct Output {
+    GstVideoInfo in, out;
+    bool gl_memory;
+  };
+  const Output outputs[] = {
+      {info_of(GST_VIDEO_FORMAT_NV12, 320, 180), info_of(GST_VIDEO_FORMAT_RGBA, 96, 96), true},
+      {info_of(GST_VIDEO_FORMAT_NV12, 180, 320), info_of(GST_VIDEO_FORMAT_RGB, 300, 300), false},
+      {info_of(GST_VIDEO_FORMAT_I420, 318, 200), info_of(GST_VIDEO_FORMAT_RGBP, 128, 100), false},
+  };
+  for (const Output &o : outputs) {
+    GstBuffer *src = memfd_frame(o.in, 9);
+    std::string drawn_by, computed_by;
+    GstBuffer *drawn = convert_with_shader("fragment", src, o.in, o.out, o.gl_memory, drawn_by);
+    GstBuffer *computed =
+        convert_with_shader("compute", src, o.in, o.out, o.gl_memory, computed_by);
+    fail_unless(drawn_by == "fragment", "gl-shader=fragment runs %s", drawn_by.c_str());
+    fail_unless(computed_by == "compute", "gl-shader=compute runs %s", computed_by.c_str());
+    std::string where;
+    const int diff = max_difference(drawn, computed, o.out, where);
+    fail_unless(diff == 0, "%s: computed differs from drawn by %d at %s",
+                GST_VIDEO_INFO_NAME(&o.out), diff, where.c_str());
+    gst_buffer_unref(drawn);
+    gst_buffer_unref(computed);
+    gst_buffer_unref(src);
+  }
+  const Output &o = outputs[1];
+  GstBuffer *src = memfd_frame(o.in, 2);
+  for (const char *kind : {"software", "hardware"}) {
+    g_setenv("EF_GL_RENDERER_KIND", kind, TRUE);
+    std::string in_use;
+    gst_buffer_unref(convert_with_shader("auto", src, o.in, o.out, false, in_use));
+    const char *expected = std::strcmp(kind, "hardware") == 0 ? "compute" : "fragment";
+    fail_unless(in_use == expected, "auto on %s GL runs %s", kind, in_use.c_str());
+  }
+  g_unsetenv("EF_GL_RENDERER_KIND");
+  gst_buffer_unref(src);
+}
+GST_END_TEST;
+
 static Suite *gl_suite() {
   Suite *s = suite_create("efconvert_gl");
   TCase *tc = tcase_create("gl");
@@ -928,6 +1004,7 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_auto_refused_imports_take_cpu);
   tcase_add_test(tc, test_auto_times_both);
   tcase_add_test(tc, test_packed_422_odd_widths);
+  tcase_add_test(tc, test_gl_shader_stages);
   suite_add_tcase(s, tc);
   // A hang before the fix must fail in seconds, not at the default limit.
   TCase *sizes = tcase_create("fd_output_sizes");

@@ -33,6 +33,7 @@ using ef::gst::ByteTarget;
 using ef::gst::ConvertParams;
 using ef::gst::GlConverter;
 using ef::gst::ObjectPtr;
+using ef::gst::PassStage;
 using ef::gst::ScaleMethod;
 
 constexpr GstVideoFormat kInputs[] = {
@@ -83,11 +84,32 @@ struct GlContext {
   }
 };
 
+// The pass stage the tests run: EF_TEST_GL_PASS=compute runs them all with
+// the compute shader, as a GPU whose fragments are slow takes them.
+PassStage test_stage() {
+  const char *pass = g_getenv("EF_TEST_GL_PASS");
+  return pass && std::string(pass) == "compute" ? PassStage::Compute : PassStage::Fragment;
+}
+
+// An immutable RGBA8 texture (glTexStorage2D: GL 4.2, GLES 3.0), which GLES
+// binds as an image; GL_RGBA8 of glTexImage2D elsewhere.
+void allocate_rgba8(const GlContext &gl, guint width, guint height, bool immutable) {
+  using Storage = void(GSTGLAPI *)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
+  auto storage = reinterpret_cast<Storage>(
+      gst_gl_context_get_proc_address(gl.context.get(), "glTexStorage2D"));
+  if (immutable && storage)
+    storage(GL_TEXTURE_2D, 1, GL_RGBA8, GLsizei(width), GLsizei(height));
+  else
+    gl.gl()->TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GLsizei(width), GLsizei(height), 0, GL_RGBA,
+                        GL_UNSIGNED_BYTE, nullptr);
+}
+
 // A texture made and read back here: the byte target of render_bytes
-// (RGBA8 or R8 texels) or the RGBA8 target of render_pixels.
+// (RGBA8 or R8 texels) or the RGBA8 target of render_pixels. RGBA8 ones
+// are immutable unless `mutable_rgba` (GstGL's own textures are not).
 class TestTexture {
  public:
-  TestTexture(const GlContext &gl, guint width, guint height, bool rgba)
+  TestTexture(const GlContext &gl, guint width, guint height, bool rgba, bool mutable_rgba = false)
       : gl_(gl), width_(width), height_(height), rgba_(rgba) {
     gl.run([&] {
       const GstGLFuncs *f = gl.gl();
@@ -96,8 +118,14 @@ class TestTexture {
       f->GenTextures(1, &texture_);
       f->BindTexture(GL_TEXTURE_2D, texture_);
       f->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-      f->TexImage2D(GL_TEXTURE_2D, 0, rgba ? GL_RGBA8 : GL_R8, GLsizei(width), GLsizei(height), 0,
-                    rgba ? GL_RGBA : GL_RED, GL_UNSIGNED_BYTE, sentinel.data());
+      if (rgba) {
+        allocate_rgba8(gl, width, height, !mutable_rgba);
+        f->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, GLsizei(width), GLsizei(height), GL_RGBA,
+                         GL_UNSIGNED_BYTE, sentinel.data());
+      } else {
+        f->TexImage2D(GL_TEXTURE_2D, 0, GL_R8, GLsizei(width), GLsizei(height), 0, GL_RED,
+                      GL_UNSIGNED_BYTE, sentinel.data());
+      }
       // Back to the default: GstGL uploads RGB with a row length that
       // counts on an alignment of 4.
       f->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -596,14 +624,17 @@ std::string check_padding(const std::vector<guint8> &bytes, const GstVideoInfo &
 }
 
 std::unique_ptr<GlConverter> make_converter(const GlContext &gl, const GstVideoInfo &in,
-                                            const GstVideoInfo &out) {
+                                            const GstVideoInfo &out,
+                                            PassStage stage = test_stage()) {
   std::unique_ptr<GlConverter> converter;
   gl.run([&] {
-    auto made = GlConverter::create(gl.context.get(), in, out);
+    auto made = GlConverter::create(gl.context.get(), in, out, stage);
     fail_unless(made.ok(), "create %s -> %s: %s", GST_VIDEO_INFO_NAME(&in),
                 GST_VIDEO_INFO_NAME(&out), made.ok() ? "" : made.error().message.c_str());
     converter = std::move(*made);
   });
+  fail_unless(converter->stage() == stage, "%s -> %s: asked for the compute stage, got fragments",
+              GST_VIDEO_INFO_NAME(&in), GST_VIDEO_INFO_NAME(&out));
   return converter;
 }
 
@@ -616,11 +647,17 @@ std::unique_ptr<Frame> render(const GlContext &gl, GlConverter &converter, const
   TestTexture texture(gl, target.width(), target.rows, target.texel_bytes == 4);
   target.texture = texture.texture();
   std::vector<guint8> bytes;
+  const guint64 dispatched = converter.dispatches();
   gl.run([&] {
     auto done = converter.render_bytes(uploaded.textures(), target, params);
     fail_unless(done.ok(), "render_bytes: %s", done.ok() ? "" : done.error().message.c_str());
     bytes = texture.read();
   });
+  // Rows of two whole RGBA8 texels or more are computed where the stage is
+  // Compute: the suite then tests the compute shader, not its fallback.
+  const gint row_bytes = params.content.w * GST_VIDEO_INFO_COMP_PSTRIDE(&out, 0);
+  if (converter.stage() == PassStage::Compute && target.texel_bytes == 4 && row_bytes >= 12)
+    fail_unless(converter.dispatches() > dispatched, "the compute stage dispatched nothing");
   if (padding)
     *padding = check_padding(bytes, out);
   auto frame = std::make_unique<Frame>(out);
@@ -1020,6 +1057,7 @@ START_TEST(test_memfd_target) {
   const int fd = ef::test::make_memfd("ef-gl-target", image_info.size);
   fail_unless(fd >= 0);
   GlFrame uploaded(gl, *source.get());
+  const guint64 dispatched = converter->dispatches();
   gl.run([&] {
     const GstGLFuncs *f = gl.gl();
     GstEGLImage *image = gst_egl_image_from_dmabuf(gl.context.get(), fd, &image_info, 0, 0);
@@ -1028,6 +1066,7 @@ START_TEST(test_memfd_target) {
     f->BindTexture(GL_TEXTURE_2D, target.texture);
     f->EGLImageTargetTexture2D(GL_TEXTURE_2D, gst_egl_image_get_image(image));
     f->BindTexture(GL_TEXTURE_2D, 0);
+    target.imported = true;
     auto done = converter->render_bytes(uploaded.textures(), target, params);
     fail_unless(done.ok(), "render_bytes into the memfd: %s",
                 done.ok() ? "" : done.error().message.c_str());
@@ -1043,6 +1082,7 @@ START_TEST(test_memfd_target) {
   munmap(mapped, image_info.size);
   close(fd);
   fail_unless(same, "the memfd does not hold what the pass rendered");
+  fail_unless(converter->dispatches() == dispatched, "image stores into an imported image");
 }
 END_TEST
 
@@ -1151,6 +1191,79 @@ START_TEST(test_refusals) {
 }
 END_TEST
 
+// The compute stage writes the bytes the fragment stage writes, padding
+// and the partial texels at box edges included (drawn as fragments). Into
+// a mutable texture GLES cannot store images: fragments then, the same
+// bytes.
+START_TEST(test_compute_matches_fragment) {
+  GlContext gl;
+  const bool gles = gst_gl_context_get_gl_api(gl.context.get()) & GST_GL_API_GLES2;
+  struct Variant {
+    Case k;
+    std::array<guint8, 4> fill;
+  };
+  const std::array<guint8, 4> green{30, 200, 90, 255}, black{0, 0, 0, 255};
+  Variant variants[] = {
+      {{GST_VIDEO_FORMAT_NV12, 97, 61, GST_VIDEO_FORMAT_RGB, 64, 37, {}, true}, green},
+      {{GST_VIDEO_FORMAT_I420, 200, 120, GST_VIDEO_FORMAT_RGBP, 48, 33, {}, true}, green},
+      {{GST_VIDEO_FORMAT_YUY2, 63, 41, GST_VIDEO_FORMAT_BGRx, 50, 30, {3, 5, 51, 30}}, black},
+      {{GST_VIDEO_FORMAT_RGBA, 120, 90, GST_VIDEO_FORMAT_GRAY8, 40, 29, {}, true}, green},
+      {{GST_VIDEO_FORMAT_NV12, 400, 300, GST_VIDEO_FORMAT_RGB, 64, 48}, black},
+      {{GST_VIDEO_FORMAT_RGB, 52, 40, GST_VIDEO_FORMAT_RGBA, 52, 40}, black},
+      {{GST_VIDEO_FORMAT_NV12,
+        96,
+        64,
+        GST_VIDEO_FORMAT_RGB,
+        60,
+        44,
+        {},
+        true,
+        GST_VIDEO_ORIENTATION_90R},
+       green},
+  };
+  variants[5].k.method = ScaleMethod::Nearest;
+  variants[4].k.content = Content::ZonePlate;
+  for (const Variant &v : variants) {
+    const GstVideoInfo in = video_info(v.k.in_format, v.k.in_w, v.k.in_h);
+    const GstVideoInfo out = video_info(v.k.out_format, v.k.out_w, v.k.out_h);
+    ConvertParams params = plan(v.k, in);
+    params.fill = v.fill;
+    Frame source(in);
+    fill_content(source, v.k.content == Content::Smooth ? Content::ColourStep : v.k.content, 3);
+    GlFrame uploaded(gl, *source.get());
+    auto drawn = make_converter(gl, in, out, PassStage::Fragment);
+    auto computed = make_converter(gl, in, out, PassStage::Compute);
+    auto bytes_of = [&](GlConverter &converter, bool mutable_rgba) {
+      ByteTarget target = byte_target(out, 0);
+      TestTexture texture(gl, target.width(), target.rows, target.texel_bytes == 4, mutable_rgba);
+      target.texture = texture.texture();
+      std::vector<guint8> bytes;
+      gl.run([&] {
+        auto done = converter.render_bytes(uploaded.textures(), target, params);
+        fail_unless(done.ok(), "%s: %s", v.k.name().c_str(),
+                    done.ok() ? "" : done.error().message.c_str());
+        bytes = texture.read();
+      });
+      return bytes;
+    };
+    const std::vector<guint8> expected = bytes_of(*drawn, false);
+    fail_unless(drawn->dispatches() == 0);
+    for (const bool mutable_rgba : {false, true}) {
+      const guint64 before = computed->dispatches();
+      const std::vector<guint8> got = bytes_of(*computed, mutable_rgba);
+      const bool stored = computed->dispatches() > before;
+      fail_unless(stored == !(gles && mutable_rgba), "%s: %s texture: %s", v.k.name().c_str(),
+                  mutable_rgba ? "mutable" : "immutable", stored ? "computed" : "not computed");
+      fail_unless(got.size() == expected.size());
+      for (gsize i = 0; i < got.size(); ++i)
+        fail_unless(got[i] == expected[i], "%s (%s texture): byte %zu computed %u, drawn %u",
+                    v.k.name().c_str(), mutable_rgba ? "mutable" : "immutable", i, got[i],
+                    expected[i]);
+    }
+  }
+}
+END_TEST
+
 Suite *gl_converter_suite() {
   Suite *s = suite_create("gl_converter");
   TCase *tc = tcase_create("general");
@@ -1172,6 +1285,12 @@ Suite *gl_converter_suite() {
   tcase_set_timeout(strong, 300);
   tcase_add_test(strong, test_strong_downscales);
   suite_add_tcase(s, strong);
+  if (test_stage() == PassStage::Compute) {
+    TCase *compute = tcase_create("compute");
+    tcase_set_timeout(compute, 300);
+    tcase_add_test(compute, test_compute_matches_fragment);
+    suite_add_tcase(s, compute);
+  }
   return s;
 }
 

@@ -54,6 +54,8 @@ class ConvertBackend {
   // Why backend=auto runs this backend, where the backend itself decided
   // (a timed trial); empty otherwise.
   virtual std::string reason() const { return {}; }
+  // The GL pass's shader stage ("compute", "fragment"), "none" off GL.
+  virtual const char *gl_shader() const { return "none"; }
   // cache-capacity, from the next lookup on: a smaller one evicts the least
   // recently used entries of every cache now. Any thread.
   virtual void set_cache_capacity(uint32_t capacity) = 0;
@@ -81,10 +83,11 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const G
 #ifdef EF_HAVE_GSTGL
 // EINVAL when the GL converter cannot do in -> out. `element` names the
 // element in log lines.
+// `compute`: the pass as a compute shader where the context has them.
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
                                                         const GstVideoInfo &out,
-                                                        uint32_t cache_capacity);
+                                                        uint32_t cache_capacity, bool compute);
 #endif
 
 }  // namespace ef::gst

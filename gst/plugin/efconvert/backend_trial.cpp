@@ -43,6 +43,11 @@ class TrialBackend : public ConvertBackend {
     return reason_;
   }
 
+  const char *gl_shader() const override {
+    std::lock_guard lock(lock_);
+    return running_->gl_shader();
+  }
+
   BackendStats stats() const override {
     std::lock_guard lock(lock_);
     BackendStats sum = retired_;

@@ -37,6 +37,7 @@ struct Settings {
   guint cache_capacity = default_cache_capacity();
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
+  GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
 };
 
 struct ConvertState {

@@ -59,6 +59,8 @@ constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
 constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
 constexpr guint PROP_READBACK_DEPTH = PROP_BACKEND_REASON + 1;
+constexpr guint PROP_GL_SHADER = PROP_READBACK_DEPTH + 1;
+constexpr guint PROP_GL_SHADER_IN_USE = PROP_GL_SHADER + 1;
 constexpr guint kMaxReadbackDepth = 4;
 
 }  // namespace
@@ -100,6 +102,25 @@ GType gst_ef_convert_method_get_type(void) {
   };
   if (g_once_init_enter(&type))
     g_once_init_leave(&type, g_enum_register_static("GstEfConvertMethod", values));
+  return type;
+}
+
+GType gst_ef_convert_gl_shader_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_EF_CONVERT_GL_SHADER_AUTO,
+       "A compute shader on hardware GL that has them (GL 4.3, GLES 3.1), a fragment shader on "
+       "a software rasterizer",
+       "auto"},
+      {GST_EF_CONVERT_GL_SHADER_FRAGMENT, "A fragment shader drawn into a framebuffer", "fragment"},
+      {GST_EF_CONVERT_GL_SHADER_COMPUTE,
+       "A compute shader storing whole texels (texels a row shares with a border, byte targets "
+       "of one-byte texels and imported outputs are drawn)",
+       "compute"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstEfConvertGlShader", values));
   return type;
 }
 
@@ -452,6 +473,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_READBACK_DEPTH:
         st.readback_depth = g_value_get_uint(value);
         break;
+      case PROP_GL_SHADER:
+        st.gl_shader = GstEfConvertGlShader(g_value_get_enum(value));
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -507,6 +531,12 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_READBACK_DEPTH:
       g_value_set_uint(value, st.readback_depth);
+      break;
+    case PROP_GL_SHADER:
+      g_value_set_enum(value, st.gl_shader);
+      break;
+    case PROP_GL_SHADER_IN_USE:
+      g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
       break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
@@ -618,6 +648,20 @@ void install_properties(GObjectClass *object_class) {
           "serialized event, EOS included, drains them), adding N frame durations of latency "
           "(reported in the LATENCY query) so the streaming thread never waits for the GPU",
           0, kMaxReadbackDepth, 0, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_GL_SHADER,
+      g_param_spec_enum("gl-shader", "GL shader",
+                        "How the GL backend runs its pass. On GPUs whose graphics units are a "
+                        "small part of the chip (compute GPUs such as the H100/H200) fragments "
+                        "cost many times what the same compute shader does; a software "
+                        "rasterizer is the other way round. Applied when caps are next set",
+                        GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_GL_SHADER_IN_USE,
+      g_param_spec_string("gl-shader-in-use", "GL shader in use",
+                          "The GL backend's pass for the current caps: compute, fragment, or "
+                          "none where the GL backend does not run",
+                          "none", ro_flags()));
 }
 
 }  // namespace

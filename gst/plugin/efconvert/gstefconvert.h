@@ -14,6 +14,8 @@ GST_ELEMENT_REGISTER_DECLARE(efconvert);
 GType gst_ef_convert_backend_get_type(void);
 #define GST_TYPE_EF_CONVERT_METHOD (gst_ef_convert_method_get_type())
 GType gst_ef_convert_method_get_type(void);
+#define GST_TYPE_EF_CONVERT_GL_SHADER (gst_ef_convert_gl_shader_get_type())
+GType gst_ef_convert_gl_shader_get_type(void);
 
 typedef enum {
   GST_EF_CONVERT_BACKEND_AUTO,
@@ -25,5 +27,11 @@ typedef enum {
   GST_EF_CONVERT_METHOD_BILINEAR,
   GST_EF_CONVERT_METHOD_NEAREST,
 } GstEfConvertMethod;
+
+typedef enum {
+  GST_EF_CONVERT_GL_SHADER_AUTO,
+  GST_EF_CONVERT_GL_SHADER_FRAGMENT,
+  GST_EF_CONVERT_GL_SHADER_COMPUTE,
+} GstEfConvertGlShader;
 
 G_END_DECLS

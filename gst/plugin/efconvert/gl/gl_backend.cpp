@@ -200,6 +200,9 @@ class GlBackend : public ConvertBackend {
   }
 
   const char *name() const override { return "gl"; }
+  const char *gl_shader() const override {
+    return converter_->stage() == PassStage::Compute ? "compute" : "fragment";
+  }
 
   void set_cache_capacity(uint32_t capacity) override {
     src_cache_.set_capacity(capacity);
@@ -310,6 +313,7 @@ class GlBackend : public ConvertBackend {
       return render_and_read_back(in, src, out, target, params);
     for (size_t p = 0; p < dst->size(); ++p)
       target.plane_textures[p] = (*dst)[p].textures()[0];
+    target.imported = true;
     return render_into(src, target, params);
   }
 
@@ -537,13 +541,24 @@ class GlBackend : public ConvertBackend {
           tex = {};
           gl->GenTextures(GLsizei(m->count), tex.data());
           // Zeroed: the pass writes visible bytes only, and the padding is
-          // read back too.
+          // read back too. Immutable where the context can (GL 4.2, GLES
+          // 3.0): GLES stores compute results only into such textures.
+          using Storage = void(GSTGLAPI *)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
+          auto storage =
+              reinterpret_cast<Storage>(gst_gl_context_get_proc_address(ctx, "glTexStorage2D"));
           std::vector<guint8> zeros(size_t(t.stride) * m->rows, 0);
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
           for (guint i = 0; i < m->count; ++i) {
             gl->BindTexture(GL_TEXTURE_2D, tex[i]);
-            gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
-                           GLsizei(m->rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
+            if (storage) {
+              storage(GL_TEXTURE_2D, 1, t.gl_internal_format(), GLsizei(t.width()),
+                      GLsizei(m->rows));
+              gl->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, GLsizei(t.width()), GLsizei(m->rows),
+                                t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
+            } else {
+              gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
+                             GLsizei(m->rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
+            }
           }
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
           gl->BindTexture(GL_TEXTURE_2D, 0);
@@ -586,20 +601,26 @@ class GlBackend : public ConvertBackend {
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
                                                         const GstVideoInfo &out,
-                                                        uint32_t cache_capacity) {
+                                                        uint32_t cache_capacity, bool compute) {
   struct Create {
     const GstVideoInfo *in, *out;
+    bool compute;
     std::optional<Result<std::unique_ptr<GlConverter>>> result;
-  } create{&in, &out, std::nullopt};
+  } create{&in, &out, compute, std::nullopt};
   gst_gl_context_thread_add(
       context,
       [](GstGLContext *ctx, gpointer data) {
         auto *c = static_cast<Create *>(data);
-        c->result = GlConverter::create(ctx, *c->in, *c->out);
+        c->result = GlConverter::create(ctx, *c->in, *c->out,
+                                        c->compute ? PassStage::Compute : PassStage::Fragment);
       },
       &create);
   if (!*create.result)
     return create.result->error();
+  if (compute && (*create.result).value()->stage() != PassStage::Compute)
+    GST_INFO_OBJECT(element,
+                    "the GL context has no compute shaders (GL 4.3, GLES 3.1): "
+                    "the pass is a fragment shader");
   return std::unique_ptr<ConvertBackend>(std::make_unique<GlBackend>(
       element, context, in, out, std::move(*create.result).value(), cache_capacity));
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,16 +38,36 @@ struct SamplerFuncs {
   }
 };
 
+// Compute shaders and image stores (GL 4.3, GLES 3.1), not in GstGLFuncs
+// either; with TexParameteri's query of immutability on GLES.
+struct ComputeFuncs {
+  void(GSTGLAPI *dispatch)(GLuint, GLuint, GLuint) = nullptr;
+  void(GSTGLAPI *bind_image)(GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum) = nullptr;
+  void(GSTGLAPI *barrier)(GLbitfield) = nullptr;
+
+  bool load(GstGLContext *context) {
+    auto get = [context](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          gst_gl_context_get_proc_address(context, name));
+      return fn != nullptr;
+    };
+    return get(dispatch, "glDispatchCompute") && get(bind_image, "glBindImageTexture") &&
+           get(barrier, "glMemoryBarrier");
+  }
+};
+
 // The GLSL a context takes: the argument of #version, and whether it has
-// textureGather.
+// textureGather; `compute`, the #version of its compute shaders (empty:
+// none).
 struct Glsl {
   std::string version;
   bool gather = false;
+  std::string compute;
 };
 
 // Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
-// bytes a texel, else R8.
-constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8;
+// bytes a texel, else R8; kCompute the compute shader of the variant.
+constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8, kCompute = 1u << 24;
 // Taps of the downscaling filter, from bit kTapsShift on four bits each:
 // luma x, luma y, chroma x, chroma y. A program of constant loop bounds per
 // footprint.
@@ -86,6 +107,24 @@ std::string tap_arrays(const char *name, guint n, const gl::TapKernel &kernel) {
 }
 
 constexpr guint kMaxSourceTextures = 3;
+constexpr guint kMaxImages = 3;
+// The compute shader's work group (gl_shaders.hpp).
+constexpr guint kGroupWidth = 16, kGroupHeight = 4;
+
+// One variant's programs: the fragment program, and the compute program
+// where the render computes. Uniforms go to both.
+struct Pass {
+  GstGLShader *fragment = nullptr;
+  GstGLShader *compute = nullptr;
+  guint images = 1;  // image units the compute program writes
+
+  template <typename Fn>
+  void each(Fn &&fn) const {
+    fn(fragment);
+    if (compute)
+      fn(compute);
+  }
+};
 
 // Where one render writes: per output plane, a texture of width x height
 // texels of texel_bytes bytes (4: RGBA8, 1: R8) and the row where the plane
@@ -97,6 +136,7 @@ struct Target {
   guint texel_bytes = 1;
   std::array<guint, 3> row0{};
   bool apart = false;
+  bool imported = false;  // ByteTarget::imported
 };
 
 // A scissor box in output pixels.
@@ -132,8 +172,8 @@ bool inside(const GstVideoRectangle &r, const GstVideoInfo &info) {
 // GL defaults.
 class DrawScope {
  public:
-  DrawScope(GstGLContext *context, const SamplerFuncs &samplers)
-      : context_(context), gl_(context->gl_vtable), samplers_(samplers) {
+  DrawScope(GstGLContext *context, const SamplerFuncs &samplers, const ComputeFuncs *compute)
+      : context_(context), gl_(context->gl_vtable), samplers_(samplers), compute_(compute) {
     gl_->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer_);
     gl_->GetIntegerv(GL_VIEWPORT, viewport_);
     gl_->GetFloatv(GL_COLOR_CLEAR_VALUE, clear_);
@@ -146,6 +186,9 @@ class DrawScope {
       samplers_.bind(unit, 0);
     }
     gl_->ActiveTexture(GL_TEXTURE0);
+    if (compute_)
+      for (guint unit = 0; unit < kMaxImages; ++unit)
+        compute_->bind_image(unit, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
     gl_->Disable(GL_SCISSOR_TEST);
     gl_->BindVertexArray(0);
     gst_gl_context_clear_shader(context_);
@@ -161,6 +204,7 @@ class DrawScope {
   GstGLContext *context_;
   const GstGLFuncs *gl_;
   const SamplerFuncs &samplers_;
+  const ComputeFuncs *compute_;
   GLint framebuffer_ = 0;
   GLint viewport_[4] = {};
   GLfloat clear_[4] = {};
@@ -171,14 +215,15 @@ class GlConverterImpl final : public GlConverter {
  public:
   GlConverterImpl(GstGLContext *context, const GstVideoInfo &in, const GstVideoInfo &out,
                   const gl::SourceLayout &source, const gl::OutputLayout &output, Glsl glsl,
-                  const SamplerFuncs &samplers)
+                  const SamplerFuncs &samplers, const ComputeFuncs *compute)
       : context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
         source_(source),
         output_(output),
         glsl_(std::move(glsl)),
-        samplers_(samplers) {}
+        samplers_(samplers),
+        compute_(compute ? std::optional<ComputeFuncs>(*compute) : std::nullopt) {}
   ~GlConverterImpl() override;
 
   Result<void> init();
@@ -186,9 +231,13 @@ class GlConverterImpl final : public GlConverter {
                             const ByteTarget &dst, const ConvertParams &params) override;
   Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, guint dst_texture,
                              const ConvertParams &params) override;
+  PassStage stage() const override { return compute_ ? PassStage::Compute : PassStage::Fragment; }
+  guint64 dispatches() const override { return dispatches_; }
 
  private:
   Result<GstGLShader *> program(unsigned variant);
+  Result<Pass> pass(unsigned variant, bool computing);
+  bool storable(const Target &target) const;
   std::string defines(unsigned variant) const;
   std::array<guint, 4> taps(const gl::Geometry &g) const;
   Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
@@ -201,7 +250,9 @@ class GlConverterImpl final : public GlConverter {
   void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
   void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                           const gl::ByteRows &rows);
-  void draw(const Target &target, guint plane, const Box &box, bool clear);
+  void draw(const Target &target, guint plane, const Box &box, const Pass *pass);
+  void dispatch(const Target &target, guint plane, const Pass &pass, const gl::TexelSpan &span,
+                const Box &box);
 
   GstGLContext *context_;
   GstVideoInfo in_;
@@ -210,10 +261,12 @@ class GlConverterImpl final : public GlConverter {
   gl::OutputLayout output_;
   Glsl glsl_;
   SamplerFuncs samplers_;
+  std::optional<ComputeFuncs> compute_;  // set: the pass computes where it can
   std::map<unsigned, ObjectPtr<GstGLShader>> programs_;
   GLuint vao_ = 0;
   GLuint fbo_ = 0;
   GLuint sampler_ = 0;
+  guint64 dispatches_ = 0;
 };
 
 GlConverterImpl::~GlConverterImpl() {
@@ -252,14 +305,56 @@ Result<void> GlConverterImpl::init() {
   auto common = program(kQuad);
   if (!common)
     return common.error();
+  // A driver that cannot build the compute program keeps the fragment pass,
+  // which it could (stage() tells the caller).
+  if (compute_ && !program(kQuad | kCompute))
+    compute_.reset();
   return {};
+}
+
+Result<Pass> GlConverterImpl::pass(unsigned variant, bool computing) {
+  auto fragment = program(variant);
+  if (!fragment)
+    return fragment.error();
+  Pass p{*fragment, nullptr, variant & kPlanes ? output_.n_planes : 1};
+  if (computing) {
+    auto compute = program(variant | kCompute);
+    if (!compute)
+      return compute.error();
+    p.compute = *compute;
+  }
+  return p;
+}
+
+// Image stores write RGBA8 texels, not into imported images; GLES binds
+// only immutable textures as images (GstGL allocates its own with
+// glTexImage2D), desktop GL any texture.
+bool GlConverterImpl::storable(const Target &target) const {
+  if (!compute_ || target.texel_bytes != 4 || target.imported)
+    return false;
+  if (!(gst_gl_context_get_gl_api(context_) & GST_GL_API_GLES2))
+    return true;
+  const GstGLFuncs *gl = context_->gl_vtable;
+  const guint n = target.apart ? output_.n_planes : 1;
+  bool all = true;
+  for (guint i = 0; i < n && all; ++i) {
+    GLint immutable = GL_FALSE;
+    gl->BindTexture(GL_TEXTURE_2D, target.texture[i]);
+    gl->GetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_IMMUTABLE_FORMAT, &immutable);
+    all = immutable == GL_TRUE;
+  }
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+  return all;
 }
 
 std::string GlConverterImpl::defines(unsigned variant) const {
   static constexpr const char *kSourceDefine[] = {"SOURCE_DIRECT", "SOURCE_SEMI_PLANAR",
                                                   "SOURCE_PLANAR", "SOURCE_PACKED_422"};
-  std::string d = "#version " + glsl_.version + "\n";
-  if (glsl_.gather)
+  const bool computing = variant & kCompute;
+  std::string d = "#version " + (computing ? glsl_.compute : glsl_.version) + "\n";
+  if (computing)
+    d += "#define COMPUTE\n";
+  if (glsl_.gather || computing)
     d += "#define GATHER\n";
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
   d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
@@ -285,17 +380,25 @@ std::string GlConverterImpl::defines(unsigned variant) const {
 Result<GstGLShader *> GlConverterImpl::program(unsigned variant) {
   if (auto it = programs_.find(variant); it != programs_.end())
     return it->second.get();
+  const bool computing = variant & kCompute;
   GstGLSLVersion version;
   GstGLSLProfile profile;
-  gst_glsl_version_profile_from_string(glsl_.version.c_str(), &version, &profile);
+  gst_glsl_version_profile_from_string((computing ? glsl_.compute : glsl_.version).c_str(),
+                                       &version, &profile);
   const std::string head = defines(variant);
-  GstGLSLStage *vertex = gst_glsl_stage_new_with_string(
-      context_, GL_VERTEX_SHADER, version, profile, (head + gl::kVertexShader).c_str());
-  GstGLSLStage *fragment = gst_glsl_stage_new_with_string(
-      context_, GL_FRAGMENT_SHADER, version, profile, (head + gl::kFragmentShader).c_str());
   GError *raw_error = nullptr;
-  GstGLShader *shader =
-      gst_gl_shader_new_link_with_stages(context_, &raw_error, vertex, fragment, nullptr);
+  GstGLShader *shader = nullptr;
+  if (computing) {
+    GstGLSLStage *stage = gst_glsl_stage_new_with_string(context_, GL_COMPUTE_SHADER, version,
+                                                         profile, (head + gl::kPassShader).c_str());
+    shader = gst_gl_shader_new_link_with_stages(context_, &raw_error, stage, nullptr);
+  } else {
+    GstGLSLStage *vertex = gst_glsl_stage_new_with_string(
+        context_, GL_VERTEX_SHADER, version, profile, (head + gl::kVertexShader).c_str());
+    GstGLSLStage *fragment = gst_glsl_stage_new_with_string(
+        context_, GL_FRAGMENT_SHADER, version, profile, (head + gl::kPassShader).c_str());
+    shader = gst_gl_shader_new_link_with_stages(context_, &raw_error, vertex, fragment, nullptr);
+  }
   ErrorPtr error(raw_error);
   if (!shader)
     return Error{EIO, "compiling the efconvert shader (variant " + std::to_string(variant) +
@@ -332,7 +435,8 @@ Result<void> GlConverterImpl::render_bytes(const std::array<guint, GST_VIDEO_MAX
   const guint height = GST_VIDEO_INFO_HEIGHT(&out_);
   const bool apart = dst.plane_textures[0] != 0;
   // Textures of their own hold their plane's rows alone.
-  Target target{{}, dst.width(), apart ? height : dst.rows, dst.texel_bytes, {}, apart};
+  Target target{{},    dst.width(), apart ? height : dst.rows, dst.texel_bytes, {},
+                apart, dst.imported};
   for (guint p = 0; p < output_.n_planes; ++p) {
     const guint row_bytes = GST_VIDEO_INFO_WIDTH(&out_) * output_.planes[p].bytes_per_pixel;
     const std::string plane = "plane " + std::to_string(p) + ": ";
@@ -435,18 +539,20 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
     return ok;
   const gl::Geometry geometry = gl::plan_geometry(params);
   const unsigned base = target.texel_bytes == 4 ? kQuad : 0;
+  const bool computing = storable(target);
   // Planes in textures of their own are drawn in one pass.
   const bool one_pass = target.apart && output_.n_planes > 1;
-  auto content = program(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) |
-                         taps_variant(taps(geometry)));
+  auto content = pass(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) |
+                          taps_variant(taps(geometry)),
+                      computing);
   if (!content)
     return content.error();
-  auto fill = program(base | kFill);
+  auto fill = pass(base | kFill, computing);
   if (!fill)
     return fill.error();
 
   const GstGLFuncs *gl = context_->gl_vtable;
-  DrawScope scope(context_, samplers_);
+  DrawScope scope(context_, samplers_, compute_ ? &*compute_ : nullptr);
   const guint n_attached = one_pass ? output_.n_planes : 1;
   if (auto ok = attach(target.texture, n_attached); !ok)
     return ok;
@@ -455,21 +561,27 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   gl->BindVertexArray(vao_);
   bind_sources(src);
 
-  gst_gl_shader_use(*content);
-  set_source_uniforms(*content, geometry);
+  content->each([&](GstGLShader *shader) {
+    gst_gl_shader_use(shader);
+    set_source_uniforms(shader, geometry);
+  });
   const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
   const GstVideoRectangle &c = params.content;
+  auto set_plane = [&](const Pass &pass, guint p, const gl::ByteRows &rows) {
+    pass.each([&](GstGLShader *shader) {
+      gst_gl_shader_use(shader);
+      set_plane_uniforms(shader, target, p, rows);
+    });
+  };
   if (one_pass) {
     // Row 0 and one byte a pixel in every plane: plane 0 stands for all.
-    set_plane_uniforms(*content, target, 0,
-                       gl::content_rows(colour, gl::planes_as_one(output_), source_.alpha));
-    draw(target, 0, {c.x, c.y, c.w, c.h}, false);
+    set_plane(*content, 0, gl::content_rows(colour, gl::planes_as_one(output_), source_.alpha));
+    draw(target, 0, {c.x, c.y, c.w, c.h}, &*content);
     detach(n_attached);
   } else {
     for (guint p = 0; p < output_.n_planes; ++p) {
-      set_plane_uniforms(*content, target, p,
-                         gl::content_rows(colour, output_.planes[p], source_.alpha));
-      draw(target, p, {c.x, c.y, c.w, c.h}, false);
+      set_plane(*content, p, gl::content_rows(colour, output_.planes[p], source_.alpha));
+      draw(target, p, {c.x, c.y, c.w, c.h}, &*content);
     }
   }
   const auto borders = border_boxes(c, GST_VIDEO_INFO_WIDTH(&out_), GST_VIDEO_INFO_HEIGHT(&out_));
@@ -482,14 +594,12 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
     // A border whose texels are all alike is a glClear, at memset speed.
     const auto clear =
         gl::clear_colour(rows, output_.planes[p].bytes_per_pixel, target.texel_bytes);
-    if (clear) {
+    if (clear)
       gl->ClearColor((*clear)[0], (*clear)[1], (*clear)[2], (*clear)[3]);
-    } else {
-      gst_gl_shader_use(*fill);
-      set_plane_uniforms(*fill, target, p, rows);
-    }
+    else
+      set_plane(*fill, p, rows);
     for (const Box &box : borders)
-      draw(target, p, box, clear.has_value());
+      draw(target, p, box, clear ? nullptr : &*fill);
   }
   detach(1);
   return {};
@@ -498,20 +608,45 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 // A box of output pixels covers bytes of its rows that need not begin or
 // end on a texel: the texels it shares with its neighbours are written with
 // only its own bytes' channels (the colour mask), so that content, borders
-// and row padding each keep what is theirs.
-void GlConverterImpl::draw(const Target &target, guint plane, const Box &box, bool clear) {
+// and row padding each keep what is theirs. Whole texels are computed where
+// `pass` has a compute program. No pass: a glClear.
+void GlConverterImpl::draw(const Target &target, guint plane, const Box &box, const Pass *pass) {
   const GstGLFuncs *gl = context_->gl_vtable;
   const gint bpp = gint(output_.planes[plane].bytes_per_pixel);
   for (const gl::TexelSpan &span :
        gl::texel_spans(box.x * bpp, (box.x + box.w) * bpp, target.texel_bytes)) {
     const auto &b = span.bytes;
+    if (pass && pass->compute && b[0] && b[1] && b[2] && b[3]) {
+      dispatch(target, plane, *pass, span, box);
+      continue;
+    }
     gl->ColorMask(b[0], b[1], b[2], b[3]);
     gl->Scissor(span.x, gint(target.row0[plane]) + box.y, span.w, box.h);
-    if (clear)
+    if (!pass) {
       gl->Clear(GL_COLOR_BUFFER_BIT);
-    else
+    } else {
+      gst_gl_shader_use(pass->fragment);
       gl->DrawArrays(GL_TRIANGLES, 0, 3);
+    }
   }
+}
+
+// The texels of `span` over the box's rows, as image stores. The barrier
+// orders them before whatever reads the texture next: a draw into its
+// other texels, a read-back, a sampler downstream.
+void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pass,
+                               const gl::TexelSpan &span, const Box &box) {
+  const gint row = gint(target.row0[plane]) + box.y;
+  gst_gl_shader_use(pass.compute);
+  gst_gl_shader_set_uniform_2i(pass.compute, "u_origin", span.x, row);
+  gst_gl_shader_set_uniform_2i(pass.compute, "u_end", span.x + span.w, row + box.h);
+  for (guint i = 0; i < pass.images; ++i)
+    compute_->bind_image(i, target.texture[pass.images > 1 ? i : plane], 0, GL_FALSE, 0,
+                         GL_WRITE_ONLY, GL_RGBA8);
+  compute_->dispatch((guint(span.w) + kGroupWidth - 1) / kGroupWidth,
+                     (guint(box.h) + kGroupHeight - 1) / kGroupHeight, 1);
+  compute_->barrier(GL_ALL_BARRIER_BITS);
+  ++dispatches_;
 }
 
 void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
@@ -547,9 +682,9 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
 // GstGL then refuses the stage (seen on NVIDIA 580, GL 4.6 compatibility).
 Result<Glsl> glsl_for(GstGLContext *context) {
   if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 1))
-    return Glsl{"310 es", true};
+    return Glsl{"310 es", true, "310 es"};
   if (gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 0))
-    return Glsl{"300 es", false};
+    return Glsl{"300 es", false, ""};
   struct Candidate {
     GstGLSLVersion version;
     const char *text;
@@ -557,10 +692,14 @@ Result<Glsl> glsl_for(GstGLContext *context) {
   for (const Candidate c :
        {Candidate{GST_GLSL_VERSION_400, "400"}, Candidate{GST_GLSL_VERSION_330, "330"}})
     for (const GstGLSLProfile profile : {GST_GLSL_PROFILE_CORE, GST_GLSL_PROFILE_COMPATIBILITY})
-      if (gst_gl_context_supports_glsl_profile_version(context, c.version, profile))
-        return Glsl{
-            std::string(c.text) + (profile == GST_GLSL_PROFILE_CORE ? " core" : " compatibility"),
-            c.version == GST_GLSL_VERSION_400};
+      if (gst_gl_context_supports_glsl_profile_version(context, c.version, profile)) {
+        const char *suffix = profile == GST_GLSL_PROFILE_CORE ? " core" : " compatibility";
+        // Compute shaders are GL 4.3's, and its GLSL 430 (of the same profile).
+        const bool computes = c.version == GST_GLSL_VERSION_400 &&
+                              gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3, 4, 3);
+        return Glsl{std::string(c.text) + suffix, c.version == GST_GLSL_VERSION_400,
+                    computes ? std::string("430") + suffix : std::string()};
+      }
   gint major = 0, minor = 0;
   gst_gl_context_get_gl_version(context, &major, &minor);
   return Error{ENOTSUP, "efconvert's GL backend needs GLES 3.0 or GL 3.3; the context has " +
@@ -583,7 +722,7 @@ GstVideoFormat ByteTarget::video_format() const {
 
 Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
                                                          const GstVideoInfo &in,
-                                                         const GstVideoInfo &out) {
+                                                         const GstVideoInfo &out, PassStage stage) {
   const auto source = gl::source_layout(GST_VIDEO_INFO_FORMAT(&in));
   if (!source)
     return Error{EINVAL,
@@ -598,8 +737,11 @@ Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
   SamplerFuncs samplers;
   if (!samplers.load(context))
     return Error{ENOTSUP, "the GL context has no sampler objects (glGenSamplers)"};
-  auto converter =
-      std::make_unique<GlConverterImpl>(context, in, out, *source, *output, *glsl, samplers);
+  ComputeFuncs compute;
+  const bool computes =
+      stage == PassStage::Compute && !glsl->compute.empty() && compute.load(context);
+  auto converter = std::make_unique<GlConverterImpl>(context, in, out, *source, *output, *glsl,
+                                                     samplers, computes ? &compute : nullptr);
   if (auto ok = converter->init(); !ok)
     return ok.error();
   return std::unique_ptr<GlConverter>(std::move(converter));

@@ -37,6 +37,10 @@ struct ByteTarget {
   // output is then one draw into all three (a draw's colour attachments
   // must be separate images), sampling the source once for every plane.
   std::array<guint, 3> plane_textures{};
+  // The textures are EGLImages of the output's own memory: drawn as
+  // fragments, never image stores (llvmpipe's stores into an imported
+  // image did not reach the memory, a wrong frame downstream).
+  bool imported = false;
 
   // Four bytes a texel wherever a row is whole texels: a quarter of the
   // fragments to shade.
@@ -78,14 +82,33 @@ struct ByteTarget {
 // leaves the program
 // (gst_gl_context_clear_shader), the vertex array, texture units 0..2 and
 // their samplers unbound, GL_TEXTURE0 active and the scissor test off.
+// How the pass runs: a fragment shader drawn into a framebuffer, or the same
+// code as a compute shader storing whole RGBA8 texels (GL 4.3, GLES 3.1).
+// Both write the same bytes. GPUs whose graphics units are a small part of
+// the chip (an H200's) shade fragments many times slower than they compute;
+// a software rasterizer computes many times slower than it rasterizes.
+enum class PassStage { Fragment, Compute };
+
 class GlConverter {
  public:
   // Compiles the programs for in -> out. Call on the GL thread of `context`.
   // EINVAL for a format pair it cannot convert; ENOTSUP below GL 3.3 or
   // GLES 3.0. `in` gives the source textures' sizes and the chroma siting.
+  // `stage` Compute on a context without compute shaders gives Fragment
+  // (stage() says).
   static Result<std::unique_ptr<GlConverter>> create(GstGLContext *context, const GstVideoInfo &in,
-                                                     const GstVideoInfo &out);
+                                                     const GstVideoInfo &out,
+                                                     PassStage stage = PassStage::Fragment);
   virtual ~GlConverter() = default;
+
+  // With Compute, texels of a row that a render writes only in part (the
+  // bytes at a box's edge inside a texel), R8 targets and, on GLES, targets
+  // that are not immutable textures (GstGL's own, EGLImages) still go
+  // through the fragment shader: image stores write whole texels of
+  // immutable RGBA8 textures there.
+  virtual PassStage stage() const = 0;
+  // Compute dispatches issued so far (0 for the fragment stage).
+  virtual guint64 dispatches() const = 0;
 
   // Source textures in GstGL's layout for the input format (NV12: R8 + RG8,
   // I420: 3 x R8, YUY2/UYVY: RG8 w x h, RGBA family: RGBA8, RGB/BGR: RGB8,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // GLSL of the GL backend, written once for GLSL 330 and GLSL ES 300: the
-// caller prepends "#version" and the #defines of a variant.
+// caller prepends "#version" and the #defines of a variant. The pass is a
+// fragment shader, or with COMPUTE the same code as a compute shader
+// (GLSL 430, ES 310) that stores its texels with imageStore.
 //   SOURCE_DIRECT / SOURCE_SEMI_PLANAR / SOURCE_PLANAR / SOURCE_PACKED_422
 //   LUMA, CHROMA   texture channels of Y and of chroma (SOURCE_PACKED_422)
 //   NEAREST        the source pixel under the point instead of bilinear
@@ -15,6 +17,9 @@
 //                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
 //   TAPS_X_O, TAPS_X_W (and of the other three) the taps' offsets and
 //                  weights, float[8] (gl_layout.hpp tap_weights)
+//   COMPUTE        a compute shader over the texels of u_origin..u_end,
+//                  writing image units 0 (and 1, 2 with PLANES): RGBA8
+//                  texels only (TEXEL_BYTES 4), whole texels only
 #pragma once
 
 namespace ef::gst::gl {
@@ -28,7 +33,7 @@ void main() {
 }
 )";
 
-inline constexpr char kFragmentShader[] = R"(
+inline constexpr char kPassShader[] = R"(
 precision highp float;
 precision highp int;
 precision highp sampler2D;
@@ -55,7 +60,17 @@ uniform float u_row0;  // first row of the plane in the target
 uniform vec4 u_bytes[4];
 uniform vec4 u_const;
 
+#ifdef COMPUTE
+// 64 invocations: a multiple of every GPU's warp or wavefront.
+layout(local_size_x = 16, local_size_y = 4) in;
+layout(rgba8, binding = 0) writeonly uniform highp image2D u_out0;
 #ifdef PLANES
+layout(rgba8, binding = 1) writeonly uniform highp image2D u_out1;
+layout(rgba8, binding = 2) writeonly uniform highp image2D u_out2;
+#endif
+uniform ivec2 u_origin;  // the first texel of the dispatch
+uniform ivec2 u_end;     // one past its last
+#elif defined(PLANES)
 layout(location = 0) out vec4 o_color;
 layout(location = 1) out vec4 o_plane1;
 layout(location = 2) out vec4 o_plane2;
@@ -241,9 +256,11 @@ vec4 pixel_bytes(vec2 px) {
 }
 
 // Each distinct pixel under a texel is sampled once: the sampling is what
-// costs on llvmpipe.
-void main() {
-  ivec2 frag = ivec2(gl_FragCoord.xy);
+// costs on llvmpipe. The texel at `frag` of the target: o_color, and with
+// PLANES o_plane1 and o_plane2, the texels at `frag` of planes 1 and 2.
+void shade(ivec2 frag, out vec4 o_color, out vec4 o_plane1, out vec4 o_plane2) {
+  o_plane1 = vec4(0.0);
+  o_plane2 = vec4(0.0);
   float row = float(frag.y) - u_row0;
 #if defined(PLANES)
   // One sample a pixel serves all three planes; per-plane passes would
@@ -291,6 +308,30 @@ void main() {
   o_color = clamp(v, 0.0, 1.0);
 #endif
 }
+
+#ifdef COMPUTE
+void main() {
+  ivec2 frag = u_origin + ivec2(gl_GlobalInvocationID.xy);
+  if (frag.x >= u_end.x || frag.y >= u_end.y)
+    return;
+  vec4 c0, c1, c2;
+  shade(frag, c0, c1, c2);
+  imageStore(u_out0, frag, c0);
+#ifdef PLANES
+  imageStore(u_out1, frag, c1);
+  imageStore(u_out2, frag, c2);
+#endif
+}
+#else
+void main() {
+  vec4 c1, c2;
+#ifdef PLANES
+  shade(ivec2(gl_FragCoord.xy), o_color, o_plane1, o_plane2);
+#else
+  shade(ivec2(gl_FragCoord.xy), o_color, c1, c2);
+#endif
+}
+#endif
 )";
 
 }  // namespace ef::gst::gl
