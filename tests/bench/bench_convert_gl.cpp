@@ -302,7 +302,8 @@ const char *output_name(Output o) {
 
 struct Case {
   const char *name;
-  int readback_depth;  // efconvert's; -1: not efconvert
+  int readback_depth;             // efconvert's; -1: not efconvert
+  const char *shader = "auto";    // efconvert's gl-shader
 };
 
 // The chain between appsrc and the output caps. glcolorscale takes RGBA
@@ -313,7 +314,7 @@ struct Case {
 std::string chain_of(const Case &c, Output o) {
   if (c.readback_depth >= 0)
     return "efconvert name=conv backend=gl letterbox=false readback-depth=" +
-           std::to_string(c.readback_depth);
+           std::to_string(c.readback_depth) + " gl-shader=" + c.shader;
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
   const std::string scaled =
@@ -343,7 +344,7 @@ constexpr const char *kStats[] = {"frames",   "uploads",    "readbacks",   "byte
 
 struct Measured {
   std::string error;
-  std::string backend;
+  std::string backend, shader;
   uint64_t frames = 0;
   double wall_ns = 0, cpu_ns = 0, gpu_stamp_ns = -1;
   uint64_t gl_outputs = 0;  // frames of the window whose output was GL memory
@@ -424,6 +425,7 @@ class Run {
     m.gpu_stamp_ns = stamps_.per_frame_ns();
     m.gl_outputs = gl_outputs_;
     m.backend = backend_;
+    m.shader = shader_;
     for (const auto &[name, delta] : stats_)
       m.stats[name] = double(delta) / double(window_frames_);
     return m;
@@ -550,6 +552,10 @@ class Run {
     g_object_get(converter_, "backend-in-use", &backend, nullptr);
     backend_ = backend ? backend : "";
     g_free(backend);
+    gchar *shader = nullptr;
+    g_object_get(converter_, "gl-shader-in-use", &shader, nullptr);
+    shader_ = shader ? shader : "";
+    g_free(shader);
   }
 
   const Case case_;
@@ -558,7 +564,7 @@ class Run {
   GstElement *pipeline_ = nullptr;
   GstElement *converter_ = nullptr;
   std::map<std::string, int64_t> stats_;
-  std::string backend_;
+  std::string backend_, shader_;
   uint64_t done_ = 0, window_frames_ = 0, gpu_frames_ = 0, gl_outputs_ = 0;
   uint64_t wall_start_ = 0, cpu_start_ = 0, wall_ns_ = 0, cpu_ns_ = 0;
   uint64_t sink_sum_ = 0, pushed_ = 0;
@@ -594,11 +600,14 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
       counters["uploads_per_frame"] = m.stats["uploads"];
       counters["dst_hits_per_frame"] = m.stats["dst-hits"];
     }
-    state.SetLabel(chain_of(c, o));
+    state.SetLabel(chain_of(c, o) + (efconvert ? " (" + m.shader + " shader)" : ""));
   }
 }
 
+// auto: compute on hardware GL, fragment on a software rasterizer; the
+// fragment pass beside it, forced.
 const Case kEfconvert{"efconvert-gl", 1};
+const Case kEfconvertFragment{"efconvert-gl-fragment", 1, "fragment"};
 const Case kEfconvertSync{"efconvert-gl-depth0", 0};
 const Case kChain{"gl-chain", -1};
 
@@ -626,7 +635,7 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("gl_version", made_gl.version);
   benchmark::AddCustomContext("input", "1920x1080 NV12 GL memory, a ring of 4 uploaded once");
   for (Output o : {Output::GlRgba, Output::Rgb, Output::Rgbp}) {
-    std::vector<Case> cases{kEfconvert, kChain};
+    std::vector<Case> cases{kEfconvert, kEfconvertFragment, kChain};
     if (o != Output::GlRgba)
       cases.insert(cases.begin() + 1, kEfconvertSync);
     for (const Case &c : cases)

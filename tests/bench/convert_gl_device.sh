@@ -55,7 +55,9 @@ run() {
 }
 run decode "$decode"
 run efconvert-rgb "$decode ! efconvert backend=gl letterbox=false readback-depth=1 ! $rgb"
+run efconvert-rgb-fragment "$decode ! efconvert backend=gl gl-shader=fragment letterbox=false readback-depth=1 ! $rgb"
 run efconvert-rgb-depth0 "$decode ! efconvert backend=gl letterbox=false ! $rgb"
 run efconvert-glrgba "$decode ! efconvert backend=gl letterbox=false ! $glrgba"
+run efconvert-glrgba-fragment "$decode ! efconvert backend=gl gl-shader=fragment letterbox=false ! $glrgba"
 run glchain-rgb "$decode ! glcolorconvert ! glcolorscale ! $glrgba ! gldownload ! videoconvert ! $rgb"
 run glchain-glrgba "$decode ! glcolorconvert ! glcolorscale ! $glrgba"

@@ -25,6 +25,7 @@ except ImportError as missing:
 OUTPUTS = {"GL-RGBA": "GL-memory RGBA", "RGB": "plain RGB", "RGBP": "plain RGBP"}
 CASES = {
     "efconvert-gl": "efconvert gl, readback-depth=1",
+    "efconvert-gl-fragment": "efconvert gl, fragment shader, readback-depth=1",
     "efconvert-gl-depth0": "efconvert gl, readback-depth=0",
     "gl-chain": "glcolorconvert ! glcolorscale",
 }
