@@ -26,6 +26,7 @@ struct BackendStats {
   uint64_t uploads = 0, readbacks = 0, declines = 0, refusals = 0;
   uint64_t bytes_read = 0;                   // read back from the GPU into plain memory
   uint64_t gpu_time_ns = 0, gpu_frames = 0;  // GPU time of the frames timed, and how many
+  uint64_t readback_gpu_ns = 0;              // GPU time of the read-backs' copies
 };
 
 inline BackendStats operator+(BackendStats a, const BackendStats &b) {
@@ -40,6 +41,7 @@ inline BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.bytes_read += b.bytes_read;
   a.gpu_time_ns += b.gpu_time_ns;
   a.gpu_frames += b.gpu_frames;
+  a.readback_gpu_ns += b.readback_gpu_ns;
   return a;
 }
 

@@ -24,6 +24,7 @@ struct ConvertCounters {
     kBytesRead,
     kGpuTimeNs,
     kGpuFrames,
+    kReadbackGpuNs,
     kCount,
   };
   static constexpr const char *kName = "efconvert-stats";
@@ -41,9 +42,12 @@ struct ConvertCounters {
       {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
       {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
       {kGpuTimeNs, "gpu-time-ns",
-       "GPU time of the GL backend's passes (and read-backs into pack buffers), from GL timer "
-       "queries, summed over gpu-frames frames; 0 where the GL has no timer queries"},
+       "GPU time of the GL backend's conversion passes, from GL timer queries, summed over "
+       "gpu-frames frames; 0 where the GL has no timer queries"},
       {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
+      {kReadbackGpuNs, "readback-gpu-time-ns",
+       "GPU time of the read-backs' copies from the rendered textures into pack buffers (for "
+       "system-memory outputs: the transfer towards the CPU), from GL timer queries"},
   }};
 };
 using ConvertStats = ElementStats<ConvertCounters>;

@@ -149,6 +149,7 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kBytesRead] = b.bytes_read;
   v[kGpuTimeNs] = b.gpu_time_ns;
   v[kGpuFrames] = b.gpu_frames;
+  v[kReadbackGpuNs] = b.readback_gpu_ns;
 }
 
 guint readback_depth(ConvertState &s) {

@@ -178,6 +178,7 @@ class GlBackend : public ConvertBackend {
           auto *self = static_cast<GlBackend *>(c);
           self->readback_.reset();
           self->timer_.reset();
+          self->readback_timer_.reset();
         },
         this);
     src_cache_.clear();
@@ -225,6 +226,8 @@ class GlBackend : public ConvertBackend {
       s.gpu_time_ns = timer->total_ns();
       s.gpu_frames = timer->timed();
     }
+    if (const GpuTimer *timer = readback_timer_.get())
+      s.readback_gpu_ns = timer->total_ns();
     return s;
   }
 
@@ -286,15 +289,42 @@ class GlBackend : public ConvertBackend {
   void sync_stats() override {
     gst_gl_context_thread_add(
         context_,
-        [](GstGLContext *, gpointer t) {
-          if (auto *timer = static_cast<GpuTimer *>(t))
-            timer->collect(true);
+        [](GstGLContext *, gpointer b) {
+          auto *self = static_cast<GlBackend *>(b);
+          for (GpuTimer *timer : {self->timer_.get(), self->readback_timer_.get()})
+            if (timer)
+              timer->collect(true);
         },
-        timer_.get());
+        this);
   }
 
+  // The whole frame on the GL thread, in one hand-over: mapping GL memory
+  // for GL, and each GstGL call that needs the context, hops to that thread
+  // and back when called from another (a thread wake-up each way, some
+  // 10 us), and a frame makes several; on the GL thread they run at once.
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                        const ConvertParams &params) override {
+    struct Job {
+      GlBackend *self;
+      GstBuffer *in;
+      const FrameLayout *layout;
+      GstBuffer *out;
+      const ConvertParams *params;
+      Result<void> result;
+    } job{this, in, &layout, out, &params, {}};
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *, gpointer d) {
+          auto *j = static_cast<Job *>(d);
+          j->result = j->self->convert_on_gl_thread(j->in, *j->layout, j->out, *j->params);
+        },
+        &job);
+    return job.result;
+  }
+
+ private:
+  Result<void> convert_on_gl_thread(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                                    const ConvertParams &params) {
     SourceTextures src;
     if (auto got = source_textures(in, layout, src); !got)
       return got;
@@ -317,7 +347,6 @@ class GlBackend : public ConvertBackend {
     return render_into(src, target, params);
   }
 
- private:
   Result<void> source_textures(GstBuffer *in, const FrameLayout &layout, SourceTextures &tex) {
     if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
       return map_gl_textures(in, tex);
@@ -418,28 +447,33 @@ class GlBackend : public ConvertBackend {
     Result<void> result;
   };
 
-  // The timer's brackets hold the pass (and the read-back's copy into its
-  // pack buffer) alone: GPU time, no CPU time between the commands.
-  GpuTimer &timer(GstGLContext *ctx) {
-    if (!timer_)
-      timer_ = std::make_unique<GpuTimer>(ctx);
-    return *timer_;
+  // The timers' brackets hold the pass, and the read-back's copy into its
+  // pack buffer, alone: GPU time, no CPU time between the commands. Apart:
+  // the copy to system memory crosses the bus, which the pass does not.
+  GpuTimer &timer(GstGLContext *ctx, std::unique_ptr<GpuTimer> &which) {
+    if (!which)
+      which = std::make_unique<GpuTimer>(ctx);
+    return *which;
   }
 
   static void render_on_gl_thread(GstGLContext *ctx, gpointer data) {
     auto *job = static_cast<RenderJob *>(data);
     GlBackend *self = job->self;
     const ByteTarget &target = *job->target;
-    GpuTimer &timer = self->timer(ctx);
+    GpuTimer &timer = self->timer(ctx, self->timer_);
     timer.begin();
     job->result = self->converter_->render_bytes(job->src->ids, target, *job->params);
+    timer.end();
+    timer.collect(false);
     if (job->result && job->read_bytes) {
       if (!self->readback_)
         self->readback_ = std::make_unique<ReadbackRing>(ctx);
+      GpuTimer &copy = self->timer(ctx, self->readback_timer_);
+      copy.begin();
       job->result = self->readback_->start(job->regions, job->read_bytes);
+      copy.end();
+      copy.collect(false);
     }
-    timer.end();
-    timer.collect(false);
     if (job->result && !job->read_bytes) {
       // The output goes downstream, maybe to the CPU, as soon as we return.
       ctx->gl_vtable->Finish();
@@ -507,7 +541,7 @@ class GlBackend : public ConvertBackend {
         context_,
         [](GstGLContext *ctx, gpointer data) {
           auto *j = static_cast<Job *>(data);
-          GpuTimer &timer = j->self->timer(ctx);
+          GpuTimer &timer = j->self->timer(ctx, j->self->timer_);
           timer.begin();
           j->result = j->self->converter_->render_pixels(j->src->ids, j->texture, *j->params);
           timer.end();
@@ -584,7 +618,7 @@ class GlBackend : public ConvertBackend {
   guint scratch_count_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
   // Made and used on the GL thread; the timer's totals are read from any.
   std::unique_ptr<ReadbackRing> readback_;
-  std::unique_ptr<GpuTimer> timer_;
+  std::unique_ptr<GpuTimer> timer_, readback_timer_;
   // Frames in flight, oldest first (streaming thread): the output (the
   // element holds it) and a reference on the input the pass samples.
   struct InFlight {

@@ -14,6 +14,9 @@
 #include "efconvert/gl/gl_shaders.hpp"
 #include "common/gst_ptr.hpp"
 
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
+#define GST_CAT_DEFAULT gst_ef_convert_debug
+
 namespace ef::gst {
 
 namespace {
@@ -117,6 +120,7 @@ struct Pass {
   GstGLShader *fragment = nullptr;
   GstGLShader *compute = nullptr;
   guint images = 1;  // image units the compute program writes
+  guint texels = 1;  // texels of a row an invocation stores (gl_shaders.hpp)
 
   template <typename Fn>
   void each(Fn &&fn) const {
@@ -307,8 +311,12 @@ Result<void> GlConverterImpl::init() {
     return common.error();
   // A driver that cannot build the compute program keeps the fragment pass,
   // which it could (stage() tells the caller).
-  if (compute_ && !program(kQuad | kCompute))
-    compute_.reset();
+  if (compute_)
+    if (auto built = program(kQuad | kCompute); !built) {
+      GST_INFO("the compute pass does not build here, drawing instead: %s",
+               built.error().message.c_str());
+      compute_.reset();
+    }
   return {};
 }
 
@@ -316,7 +324,8 @@ Result<Pass> GlConverterImpl::pass(unsigned variant, bool computing) {
   auto fragment = program(variant);
   if (!fragment)
     return fragment.error();
-  Pass p{*fragment, nullptr, variant & kPlanes ? output_.n_planes : 1};
+  const bool quads = (variant & kQuad) && output_.planes[0].bytes_per_pixel == 3;
+  Pass p{*fragment, nullptr, variant & kPlanes ? output_.n_planes : 1, quads ? 3u : 1u};
   if (computing) {
     auto compute = program(variant | kCompute);
     if (!compute)
@@ -643,7 +652,11 @@ void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pa
   for (guint i = 0; i < pass.images; ++i)
     compute_->bind_image(i, target.texture[pass.images > 1 ? i : plane], 0, GL_FALSE, 0,
                          GL_WRITE_ONLY, GL_RGBA8);
-  compute_->dispatch((guint(span.w) + kGroupWidth - 1) / kGroupWidth,
+  // Invocations along x: one per pass.texels texels, from the group that
+  // holds span.x.
+  const guint first = guint(span.x) / pass.texels;
+  const guint last = (guint(span.x + span.w) + pass.texels - 1) / pass.texels;
+  compute_->dispatch((last - first + kGroupWidth - 1) / kGroupWidth,
                      (guint(box.h) + kGroupHeight - 1) / kGroupHeight, 1);
   compute_->barrier(GL_ALL_BARRIER_BITS);
   ++dispatches_;

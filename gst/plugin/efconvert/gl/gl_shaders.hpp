@@ -19,7 +19,8 @@
 //                  weights, float[8] (gl_layout.hpp tap_weights)
 //   COMPUTE        a compute shader over the texels of u_origin..u_end,
 //                  writing image units 0 (and 1, 2 with PLANES): RGBA8
-//                  texels only (TEXEL_BYTES 4), whole texels only
+//                  texels only (TEXEL_BYTES 4), whole texels only; with
+//                  BPP 3, three texels (four pixels) an invocation
 #pragma once
 
 namespace ef::gst::gl {
@@ -309,7 +310,29 @@ void shade(ivec2 frag, out vec4 o_color, out vec4 o_plane1, out vec4 o_plane2) {
 #endif
 }
 
-#ifdef COMPUTE
+#if defined(COMPUTE) && BPP == 3 && TEXEL_BYTES == 4
+// Four pixels are three texels: an invocation converts pixels 4q..4q+3 and
+// stores texels 3q..3q+2 (those inside u_origin.x..u_end.x), so that each
+// pixel is sampled once, where a texel at a time samples two.
+void main() {
+  int q = u_origin.x / 3 + int(gl_GlobalInvocationID.x);
+  int y = u_origin.y + int(gl_GlobalInvocationID.y);
+  if (3 * q >= u_end.x || y >= u_end.y)
+    return;
+  float row = float(y) - u_row0;
+  float x = float(4 * q);
+  vec4 a = clamp(pixel_bytes(vec2(x, row)), 0.0, 1.0);
+  vec4 b = clamp(pixel_bytes(vec2(x + 1.0, row)), 0.0, 1.0);
+  vec4 c = clamp(pixel_bytes(vec2(x + 2.0, row)), 0.0, 1.0);
+  vec4 d = clamp(pixel_bytes(vec2(x + 3.0, row)), 0.0, 1.0);
+  vec4 texels[3] = vec4[3](vec4(a.xyz, b.x), vec4(b.yz, c.xy), vec4(c.z, d.xyz));
+  for (int i = 0; i < 3; ++i) {
+    int t = 3 * q + i;
+    if (t >= u_origin.x && t < u_end.x)
+      imageStore(u_out0, ivec2(t, y), texels[i]);
+  }
+}
+#elif defined(COMPUTE)
 void main() {
   ivec2 frag = u_origin + ivec2(gl_GlobalInvocationID.xy);
   if (frag.x >= u_end.x || frag.y >= u_end.y)
