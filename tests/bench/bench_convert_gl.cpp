@@ -302,8 +302,8 @@ const char *output_name(Output o) {
 
 struct Case {
   const char *name;
-  int readback_depth;             // efconvert's; -1: not efconvert
-  const char *shader = "auto";    // efconvert's gl-shader
+  int readback_depth;           // efconvert's; -1: not efconvert
+  const char *shader = "auto";  // efconvert's gl-shader
 };
 
 // The chain between appsrc and the output caps. glcolorscale takes RGBA
@@ -339,8 +339,9 @@ std::string pipeline_of(const Case &c, Output o) {
 }
 
 // efconvert's counters read over the window (per frame).
-constexpr const char *kStats[] = {"frames",   "uploads",    "readbacks",   "bytes-read", "declines",
-                                  "dst-hits", "dst-misses", "gpu-time-ns", "gpu-frames"};
+constexpr const char *kStats[] = {
+    "frames",   "uploads",    "readbacks",   "bytes-read", "declines",
+    "dst-hits", "dst-misses", "gpu-time-ns", "gpu-frames", "readback-gpu-time-ns"};
 
 struct Measured {
   std::string error;
@@ -594,6 +595,7 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
     if (efconvert) {
       const double timed = m.stats["gpu-frames"];
       counters["gpu_own_us"] = timed > 0 ? m.stats["gpu-time-ns"] / timed / 1e3 : -1;
+      counters["gpu_readback_us"] = timed > 0 ? m.stats["readback-gpu-time-ns"] / timed / 1e3 : -1;
       counters["copies_per_frame"] = m.stats["uploads"] + m.stats["readbacks"];
       counters["readbacks_per_frame"] = m.stats["readbacks"];
       counters["bytes_read_per_frame"] = m.stats["bytes-read"];

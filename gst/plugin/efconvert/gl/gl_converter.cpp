@@ -707,9 +707,11 @@ Result<Glsl> glsl_for(GstGLContext *context) {
     for (const GstGLSLProfile profile : {GST_GLSL_PROFILE_CORE, GST_GLSL_PROFILE_COMPATIBILITY})
       if (gst_gl_context_supports_glsl_profile_version(context, c.version, profile)) {
         const char *suffix = profile == GST_GLSL_PROFILE_CORE ? " core" : " compatibility";
-        // Compute shaders are GL 4.3's, and its GLSL 430 (of the same profile).
+        // Compute shaders are GL 4.3's, and its GLSL 430 (of the same
+        // profile); a compatibility context's API is OPENGL, not OPENGL3.
         const bool computes = c.version == GST_GLSL_VERSION_400 &&
-                              gst_gl_context_check_gl_version(context, GST_GL_API_OPENGL3, 4, 3);
+                              gst_gl_context_check_gl_version(
+                                  context, GstGLAPI(GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 4, 3);
         return Glsl{std::string(c.text) + suffix, c.version == GST_GLSL_VERSION_400,
                     computes ? std::string("430") + suffix : std::string()};
       }

@@ -21,26 +21,59 @@ ReadbackRing::~ReadbackRing() {
   drop();
   const GstGLFuncs *gl = context_->gl_vtable;
   for (Pack &pack : free_)
-    gl->DeleteBuffers(1, &pack.buffer);
+    delete_pack(pack);
   if (fbo_)
     gl->DeleteFramebuffers(1, &fbo_);
 }
 
+void ReadbackRing::delete_pack(Pack &pack) {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  if (pack.mapped) {
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+    gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  }
+  gl->DeleteBuffers(1, &pack.buffer);
+  pack = {};
+}
+
 ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
   const GstGLFuncs *gl = context_->gl_vtable;
+  if (!looked_up_) {
+    looked_up_ = true;
+    for (const char *name : {"glBufferStorage", "glBufferStorageEXT"})
+      if (!storage_)
+        storage_ = reinterpret_cast<BufferStorage>(gst_gl_context_get_proc_address(context_, name));
+  }
   Pack pack;
   if (!free_.empty()) {
     pack = free_.back();
     free_.pop_back();
-  } else {
-    gl->GenBuffers(1, &pack.buffer);
   }
-  if (pack.size != bytes) {
+  if (pack.buffer && pack.size == bytes)
+    return pack;
+  // Storage is immutable: another size is another buffer.
+  if (pack.buffer)
+    delete_pack(pack);
+  gl->GenBuffers(1, &pack.buffer);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+  pack.size = bytes;
+  if (storage_) {
+    constexpr GLbitfield kFlags =
+        GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
+    storage_(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, kFlags);
+    pack.mapped = gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes),
+                                     GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT);
+  }
+  if (!pack.mapped) {
+    // No buffer storage, or the driver would not map it: a buffer mapped
+    // per frame instead.
+    gl->DeleteBuffers(1, &pack.buffer);
+    gl->GenBuffers(1, &pack.buffer);
     gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
     gl->BufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
-    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    pack.size = bytes;
   }
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   return pack;
 }
 
@@ -107,19 +140,27 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
     result = Error{EINVAL, "output of " + std::to_string(size) + " bytes, read-back of " +
                                std::to_string(frame.bytes)};
   } else {
-    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
-    const void *bytes =
-        gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
-    if (bytes) {
+    auto copy = [&](const void *bytes) {
       for (size_t i = 0; i < frame.n_regions; ++i) {
         const Region &r = frame.regions[i];
         std::memcpy(dst + r.offset, static_cast<const uint8_t *>(bytes) + r.offset, r.length);
       }
-      gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    };
+    if (frame.pack.mapped) {
+      // Coherent: the GPU's writes are visible once the fence signalled.
+      copy(frame.pack.mapped);
     } else {
-      result = Error{EIO, "cannot map the read-back buffer"};
+      gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
+      const void *bytes =
+          gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
+      if (bytes) {
+        copy(bytes);
+        gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+      } else {
+        result = Error{EIO, "cannot map the read-back buffer"};
+      }
+      gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     }
-    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   }
   free_.push_back(frame.pack);
   return result;

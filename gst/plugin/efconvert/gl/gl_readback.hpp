@@ -51,7 +51,12 @@ class ReadbackRing {
   struct Pack {
     unsigned buffer = 0;
     size_t size = 0;
+    // Mapped for good where the context has buffer storage (GL 4.4,
+    // EXT_buffer_storage): client storage the driver keeps in cached CPU
+    // memory, which the CPU reads at memcpy speed, and no map per frame.
+    const void *mapped = nullptr;
   };
+  using BufferStorage = void (*)(unsigned, ptrdiff_t, const void *, unsigned);
   struct InFlight {
     Pack pack;
     void *fence = nullptr;  // a GLsync
@@ -62,9 +67,12 @@ class ReadbackRing {
     size_t n_regions = 0;
   };
   Pack take_pack(size_t bytes);
+  void delete_pack(Pack &pack);
 
   GstGLContext *context_;
   unsigned fbo_ = 0;
+  BufferStorage storage_ = nullptr;
+  bool looked_up_ = false;
   std::vector<Pack> free_;
   std::deque<InFlight> flight_;
 };
