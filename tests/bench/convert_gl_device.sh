@@ -5,7 +5,8 @@
 # nvh264dec is there. Results go to $OUT (default BUILD_DIR/bench).
 #
 #   tests/bench/convert_gl_device.sh [BUILD_DIR]
-# BENCH_ARGS adds Google Benchmark options (e.g. --benchmark_filter=RGB/).
+# BENCH_ARGS adds Google Benchmark options (e.g. --benchmark_filter=RGB/);
+# APIS the GST_GL_API values to run (default: opengl3 opengl gles2).
 set -eu
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +18,7 @@ export GST_REGISTRY_1_0="$out/registry.bin"
 bench="$build/tests/bench/bench_convert_gl"
 args="--benchmark_repetitions=3 --benchmark_display_aggregates_only=true --benchmark_out_format=json ${BENCH_ARGS:-}"
 
-for api in opengl gles2; do
+for api in ${APIS:-opengl3 opengl gles2}; do
   GST_GL_API=$api "$bench" $args --benchmark_out="$out/convert_gl-$api.json" \
     2>&1 | tee "$out/convert_gl-$api.txt"
   python3 "$root/tests/bench/plot_convert_gl.py" "$out/convert_gl-$api.json" \
