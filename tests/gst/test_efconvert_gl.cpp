@@ -989,6 +989,67 @@ GST_START_TEST(test_gl_shader_stages) {
 }
 GST_END_TEST;
 
+// On a GPU (the renderer's kind forced) plain-memory outputs are pack
+// memory: the GPU reads the frame back into the output itself, also in
+// place of a plain system-memory pool downstream offers; the frames are
+// those read back into that pool's memory, byte for byte, pipelined or not.
+GST_START_TEST(test_readback_into_pack_memory) {
+  struct Output {
+    GstVideoInfo in, out;
+  };
+  const Output outputs[] = {
+      {info_of(GST_VIDEO_FORMAT_NV12, 180, 320), info_of(GST_VIDEO_FORMAT_RGB, 300, 300)},
+      {info_of(GST_VIDEO_FORMAT_I420, 318, 200), info_of(GST_VIDEO_FORMAT_RGBP, 128, 100)},
+  };
+  for (const Output &o : outputs)
+    for (guint depth : {0u, 2u}) {
+      GstBuffer *frames[3];
+      for (uint32_t i = 0; i < 3; ++i)
+        frames[i] = memfd_frame(o.in, 20 + i);
+      auto run = [&](const char *kind, std::vector<GstBuffer *> &got, bool &pack) {
+        g_setenv("EF_GL_RENDERER_KIND", kind, TRUE);
+        const std::string launch =
+            "efconvert name=conv backend=gl gl-shader=fragment readback-depth=" +
+            std::to_string(depth);
+        GstHarness *h = gst_harness_new_parse(launch.c_str());
+        // Room for the three frames the harness keeps until pulled.
+        offer_downstream_pool(h, nullptr, 6);
+        gst_harness_set_caps(h, caps_for(o.in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(o.out));
+        for (GstBuffer *f : frames)
+          fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(f)), GST_FLOW_OK);
+        gst_harness_push_event(h, gst_event_new_eos());
+        pack = true;
+        for (int i = 0; i < 3; ++i) {
+          GstBuffer *out = gst_harness_pull(h);
+          pack = pack && gst_memory_is_type(gst_buffer_peek_memory(out, 0), "EfGlPackMemory");
+          got.push_back(gst_buffer_copy_deep(out));
+          gst_buffer_unref(out);
+        }
+        fail_unless_equals_uint64(stat(harness_element(h, "conv"), "readbacks"), 3);
+        gst_harness_teardown(h);
+      };
+      std::vector<GstBuffer *> software, hardware;
+      bool software_pack = false, hardware_pack = false;
+      run("software", software, software_pack);
+      run("hardware", hardware, hardware_pack);
+      g_unsetenv("EF_GL_RENDERER_KIND");
+      fail_unless(!software_pack, "a software rasterizer's output in pack memory");
+      fail_unless(hardware_pack, "%s depth %u: a GPU's output not in pack memory",
+                  GST_VIDEO_INFO_NAME(&o.out), depth);
+      for (int i = 0; i < 3; ++i) {
+        std::string where;
+        const int diff = max_difference(software[i], hardware[i], o.out, where);
+        fail_unless(diff == 0, "%s depth %u frame %d: pack memory differs by %d at %s",
+                    GST_VIDEO_INFO_NAME(&o.out), depth, i, diff, where.c_str());
+        gst_buffer_unref(software[i]);
+        gst_buffer_unref(hardware[i]);
+      }
+      for (GstBuffer *f : frames)
+        gst_buffer_unref(f);
+    }
+}
+GST_END_TEST;
+
 static Suite *gl_suite() {
   Suite *s = suite_create("efconvert_gl");
   TCase *tc = tcase_create("gl");
@@ -1005,6 +1066,7 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_auto_times_both);
   tcase_add_test(tc, test_packed_422_odd_widths);
   tcase_add_test(tc, test_gl_shader_stages);
+  tcase_add_test(tc, test_readback_into_pack_memory);
   suite_add_tcase(s, tc);
   // A hang before the fix must fail in seconds, not at the default limit.
   TCase *sizes = tcase_create("fd_output_sizes");

@@ -58,6 +58,10 @@ class ConvertBackend {
   virtual std::string reason() const { return {}; }
   // The GL pass's shader stage ("compute", "fragment"), "none" off GL.
   virtual const char *gl_shader() const { return "none"; }
+  // The allocator of the plain-memory outputs this backend writes best, in
+  // place of fd-backed memory and of a plain system-memory pool downstream
+  // offers (a new reference), or nullptr.
+  virtual GstAllocator *output_allocator() { return nullptr; }
   // cache-capacity, from the next lookup on: a smaller one evicts the least
   // recently used entries of every cache now. Any thread.
   virtual void set_cache_capacity(uint32_t capacity) = 0;
@@ -86,10 +90,12 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const G
 // EINVAL when the GL converter cannot do in -> out. `element` names the
 // element in log lines.
 // `compute`: the pass as a compute shader where the context has them.
+// `hardware`: a GPU (not a software rasterizer), which imports no memfd.
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
                                                         const GstVideoInfo &out,
-                                                        uint32_t cache_capacity, bool compute);
+                                                        uint32_t cache_capacity, bool compute,
+                                                        bool hardware);
 #endif
 
 }  // namespace ef::gst

@@ -42,11 +42,12 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   // Compute where fragments are the slow stage: hardware GL (compute GPUs
   // shade fragments on a few graphics units); a software rasterizer runs
   // fragments many times faster than compute invocations.
-  const bool compute =
-      st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
-      (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO &&
-       gl_kind_of(s.gl.renderer(), g_getenv("EF_GL_RENDERER_KIND")) == GlKind::Hardware);
-  return make_gl_backend(element, *context, s.in_info, s.out_info, st.cache_capacity, compute);
+  const bool hardware =
+      gl_kind_of(s.gl.renderer(), g_getenv("EF_GL_RENDERER_KIND")) == GlKind::Hardware;
+  const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
+                       (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
+  return make_gl_backend(element, *context, s.in_info, s.out_info, st.cache_capacity, compute,
+                         hardware);
 }
 
 // This machine as backend=auto sees it for these caps. EF_GL_RENDERER_KIND

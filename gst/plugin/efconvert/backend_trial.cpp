@@ -48,6 +48,9 @@ class TrialBackend : public ConvertBackend {
     return running_->gl_shader();
   }
 
+  // The GL backend's: the CPU one writes any plain memory as fast.
+  GstAllocator *output_allocator() override { return gl_ ? gl_->output_allocator() : nullptr; }
+
   BackendStats stats() const override {
     std::lock_guard lock(lock_);
     BackendStats sum = retired_;

@@ -269,8 +269,15 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
     return decide_gl_output_pool(GST_ELEMENT(trans), *context, query, caps, parsed->info);
   }
 #endif
-  return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed,
-                            readback_depth(state_of(trans)));
+  ConvertState &s = state_of(trans);
+  ObjectPtr<GstAllocator> preferred;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.backend)
+      preferred.reset(s.backend->output_allocator());
+  }
+  return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed, readback_depth(s),
+                            preferred.get());
 }
 
 GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {

@@ -27,16 +27,35 @@ gboolean answer_with(GstQuery *query, bool offered, GstBufferPool *pool, guint s
   return TRUE;
 }
 
+// A pool of system memory that nothing but its memory's CPU address
+// matters to: GstBufferPool or GstVideoBufferPool itself, with the default
+// allocator.
+bool plain_system_pool(GstBufferPool *pool) {
+  const GType type = G_OBJECT_TYPE(pool);
+  if (type != GST_TYPE_BUFFER_POOL && type != GST_TYPE_VIDEO_BUFFER_POOL)
+    return false;
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  GstAllocator *allocator = nullptr;
+  gst_buffer_pool_config_get_allocator(config, &allocator, nullptr);
+  const bool sysmem = !allocator || g_strcmp0(allocator->mem_type, GST_ALLOCATOR_SYSMEM) == 0;
+  gst_structure_free(config);
+  return sysmem;
+}
+
 }  // namespace
 
 gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
-                            const VideoCaps &parsed, guint held) {
+                            const VideoCaps &parsed, guint held, GstAllocator *preferred) {
   const GstVideoInfo &info = parsed.info;
   GstBufferPool *pool = nullptr;
   guint size = guint(info.size), min = 2, max = 0;
   const bool offered = gst_query_get_n_allocation_pools(query) > 0;
   if (offered)
     gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+  if (pool && preferred && plain_system_pool(pool)) {
+    GST_INFO_OBJECT(element, "downstream's system-memory pool replaced by our own");
+    gst_clear_object(&pool);
+  }
   min += held;
   if (max != 0)
     max += held;
@@ -47,7 +66,10 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
   CapsPtr layout(pool_caps(caps, parsed));
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, layout.get(), size, min, max);
-  if (own) {
+  if (own && preferred) {
+    gst_buffer_pool_config_set_allocator(config, preferred, nullptr);
+    GST_INFO_OBJECT(element, "own output pool of %s memory", preferred->mem_type);
+  } else if (own) {
     ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
     gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
     GST_INFO_OBJECT(element, "own output pool of %s buffers",

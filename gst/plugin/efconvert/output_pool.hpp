@@ -16,9 +16,12 @@ namespace ef::gst {
 
 // Configures the pool for plain or dma-buf `caps` (parsed) into `query`.
 // `held` outputs behind read-backs in flight are buffers downstream's count
-// does not know of. FALSE with an error posted on `element`.
+// does not know of. `preferred` (may be nullptr): the allocator of our own
+// pool, which then also replaces a plain system-memory pool downstream
+// offers (any reader maps ours as plain memory). FALSE with an error posted
+// on `element`.
 gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
-                            const VideoCaps &parsed, guint held);
+                            const VideoCaps &parsed, guint held, GstAllocator *preferred);
 
 #ifdef EF_HAVE_GSTGL
 // GL textures out: a downstream GstGLBufferPool, else one of ours.

@@ -78,30 +78,51 @@ ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
 }
 
 Result<void> ReadbackRing::start(std::span<const Region> regions, size_t bytes) {
+  InFlight frame;
+  if (auto ok = read(0, 0, regions, bytes, frame); !ok)
+    return ok;
+  frame.pack = take_pack(bytes);
+  return read(frame.pack.buffer, 0, regions, bytes, frame);
+}
+
+Result<void> ReadbackRing::start_into(unsigned buffer, size_t base, std::span<const Region> regions,
+                                      size_t bytes) {
+  InFlight frame;
+  frame.into_output = true;
+  if (auto ok = read(0, 0, regions, bytes, frame); !ok)
+    return ok;
+  return read(buffer, base, regions, bytes, frame);
+}
+
+// With buffer 0, checks the regions and the context only; else reads them
+// into `buffer` and fences the frame.
+Result<void> ReadbackRing::read(unsigned buffer, size_t base, std::span<const Region> regions,
+                                size_t bytes, InFlight &frame) {
   const GstGLFuncs *gl = context_->gl_vtable;
-  if (!gl->FenceSync || !gl->MapBufferRange)
-    return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
-  if (regions.size() > GST_VIDEO_MAX_PLANES)
-    return Error{EINVAL, "more read-back regions than planes"};
+  if (!buffer) {
+    if (!gl->FenceSync || !gl->MapBufferRange)
+      return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
+    if (regions.size() > GST_VIDEO_MAX_PLANES)
+      return Error{EINVAL, "more read-back regions than planes"};
+    for (const Region &r : regions) {
+      if (r.offset + r.length > bytes)
+        return Error{
+            EINVAL, "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
+      frame.regions[frame.n_regions++] = r;
+    }
+    return {};
+  }
   if (!fbo_)
     gl->GenFramebuffers(1, &fbo_);
-  InFlight frame;
-  for (const Region &r : regions) {
-    if (r.offset + r.length > bytes)
-      return Error{EINVAL,
-                   "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
-    frame.regions[frame.n_regions++] = r;
-  }
-  Pack pack = take_pack(bytes);
   GLint framebuffer = 0;
   gl->GetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
   gl->BindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
   gl->PixelStorei(GL_PACK_ALIGNMENT, 1);
   for (const Region &r : regions) {
     gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r.texture, 0);
     gl->ReadPixels(0, 0, GLsizei(r.width), GLsizei(r.rows), r.format, GL_UNSIGNED_BYTE,
-                   reinterpret_cast<void *>(r.offset));
+                   reinterpret_cast<void *>(base + r.offset));
   }
   gl->PixelStorei(GL_PACK_ALIGNMENT, 4);
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
@@ -112,10 +133,10 @@ Result<void> ReadbackRing::start(std::span<const Region> regions, size_t bytes) 
   // Submitted now, so the GPU works on it while the CPU does the rest.
   gl->Flush();
   if (!fence) {
-    free_.push_back(pack);
+    if (!frame.into_output)
+      free_.push_back(frame.pack);
     return Error{EIO, "glFenceSync failed"};
   }
-  frame.pack = pack;
   frame.fence = fence;
   frame.bytes = bytes;
   flight_.push_back(frame);
@@ -146,7 +167,9 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
         std::memcpy(dst + r.offset, static_cast<const uint8_t *>(bytes) + r.offset, r.length);
       }
     };
-    if (frame.pack.mapped) {
+    if (frame.into_output) {
+      // Already where it goes (coherent: visible once the fence signalled).
+    } else if (frame.pack.mapped) {
       // Coherent: the GPU's writes are visible once the fence signalled.
       copy(frame.pack.mapped);
     } else {
@@ -162,7 +185,8 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
       gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     }
   }
-  free_.push_back(frame.pack);
+  if (!frame.into_output)
+    free_.push_back(frame.pack);
   return result;
 }
 
@@ -173,7 +197,8 @@ void ReadbackRing::drop() {
     gl->Finish();
   for (InFlight &frame : flight_) {
     gl->DeleteSync(GLsync(frame.fence));
-    free_.push_back(frame.pack);
+    if (!frame.into_output)
+      free_.push_back(frame.pack);
   }
   flight_.clear();
 }

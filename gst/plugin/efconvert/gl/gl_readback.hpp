@@ -38,6 +38,11 @@ class ReadbackRing {
   // rendered again at once.
   // At most one region per plane (GST_VIDEO_MAX_PLANES).
   Result<void> start(std::span<const Region> regions, size_t bytes);
+  // The same into `buffer`, a pack buffer of the caller's that is the
+  // output's own memory (gl_pack_memory.hpp), from byte `base` of it: the
+  // frame is there once the GPU is, finish_oldest() only waits for it.
+  Result<void> start_into(unsigned buffer, size_t base, std::span<const Region> regions,
+                          size_t bytes);
   // Waits for the oldest read-back and copies its regions' bytes into the
   // same ranges of `dst` (at least the size given to start()); other bytes
   // of `dst` keep what they held.
@@ -65,7 +70,10 @@ class ReadbackRing {
     // flight allocates nothing.
     std::array<Region, GST_VIDEO_MAX_PLANES> regions{};
     size_t n_regions = 0;
+    bool into_output = false;  // start_into: nothing to copy
   };
+  Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, size_t bytes,
+                    InFlight &frame);
   Pack take_pack(size_t bytes);
   void delete_pack(Pack &pack);
 
