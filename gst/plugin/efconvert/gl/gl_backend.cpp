@@ -260,6 +260,15 @@ class GlBackend : public ConvertBackend {
     InFlight frame = std::move(flight_.front());
     flight_.pop_front();
     GstBuffer *out = frame.out;
+    if (readback_->oldest_complete()) {
+      // Read back into the output itself, and finished: nothing to wait for
+      // or copy, no hand-over to the GL thread (the streaming thread is the
+      // ring's only other user, and only between hand-overs).
+      readback_->pop_complete();
+      readbacks_++;
+      bytes_read_ += gst_buffer_get_size(out);
+      return out;
+    }
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
       struct Drop {
@@ -495,6 +504,9 @@ class GlBackend : public ConvertBackend {
                               : self->readback_->start(job->regions, job->read_bytes);
       copy.end();
       copy.collect(false);
+      // While here: outputs read back earlier that are done need no hand-over
+      // to this thread to complete.
+      self->readback_->poll();
     }
     if (job->result && !job->read_bytes) {
       // The output goes downstream, maybe to the CPU, as soon as we return.

@@ -150,8 +150,10 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
   InFlight frame = flight_.front();
   flight_.pop_front();
   const GLenum waited =
-      gl->ClientWaitSync(GLsync(frame.fence), GL_SYNC_FLUSH_COMMANDS_BIT, kWaitNs);
-  gl->DeleteSync(GLsync(frame.fence));
+      frame.finished ? GLenum(GL_ALREADY_SIGNALED)
+                     : gl->ClientWaitSync(GLsync(frame.fence), GL_SYNC_FLUSH_COMMANDS_BIT, kWaitNs);
+  if (!frame.finished)
+    gl->DeleteSync(GLsync(frame.fence));
   Result<void> result;
   if (waited == GL_TIMEOUT_EXPIRED || waited == GL_WAIT_FAILED) {
     result = Error{EIO, waited == GL_TIMEOUT_EXPIRED
@@ -190,13 +192,35 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
   return result;
 }
 
+void ReadbackRing::poll() {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  for (InFlight &frame : flight_) {
+    if (frame.finished)
+      continue;
+    const GLenum status = gl->ClientWaitSync(GLsync(frame.fence), 0, 0);
+    if (status != GL_ALREADY_SIGNALED && status != GL_CONDITION_SATISFIED)
+      break;  // later ones were submitted later
+    gl->DeleteSync(GLsync(frame.fence));
+    frame.finished = true;
+  }
+}
+
+bool ReadbackRing::oldest_complete() const {
+  return !flight_.empty() && flight_.front().into_output && flight_.front().finished;
+}
+
+void ReadbackRing::pop_complete() {
+  flight_.pop_front();
+}
+
 void ReadbackRing::drop() {
   const GstGLFuncs *gl = context_->gl_vtable;
   // Done with what the frames read, so that their inputs may be let go.
   if (!flight_.empty())
     gl->Finish();
   for (InFlight &frame : flight_) {
-    gl->DeleteSync(GLsync(frame.fence));
+    if (!frame.finished)
+      gl->DeleteSync(GLsync(frame.fence));
     if (!frame.into_output)
       free_.push_back(frame.pack);
   }

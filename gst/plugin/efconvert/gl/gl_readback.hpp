@@ -47,6 +47,14 @@ class ReadbackRing {
   // same ranges of `dst` (at least the size given to start()); other bytes
   // of `dst` keep what they held.
   Result<void> finish_oldest(uint8_t *dst, size_t size);
+  // Asks, without waiting, which read-backs the GPU has finished; those of
+  // start_into() are then complete (oldest_complete()), with no GL call.
+  void poll();
+  // The oldest read-back went into the output and the GPU has finished it
+  // (poll()): pop_complete() forgets it, from any thread the GL thread
+  // hands over to (its caller), with no GL call.
+  bool oldest_complete() const;
+  void pop_complete();
   // Forgets every read-back in flight (a flush), once the GPU has finished
   // them; the buffers are reused.
   void drop();
@@ -71,6 +79,7 @@ class ReadbackRing {
     std::array<Region, GST_VIDEO_MAX_PLANES> regions{};
     size_t n_regions = 0;
     bool into_output = false;  // start_into: nothing to copy
+    bool finished = false;     // poll() saw the fence signalled (and deleted it)
   };
   Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, size_t bytes,
                     InFlight &frame);
