@@ -6,11 +6,16 @@
 // the samples may not exceed the middle third), and the cache counters must
 // say what happened: a ring is imported once per slot, then only hits.
 // efvkbridge also soaks back-to-back without the application arming any
-// gate: the frames it holds must stay bounded by release-timeout.
+// gate: the frames it holds must stay bounded, and each goes back within
+// release-timeout of reaching the element.
 #include <gst/allocators/allocators.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "chains.hpp"
@@ -30,6 +35,44 @@ constexpr guint kRing = 4;
 constexpr guint kSampleEvery = 50;
 
 enum class Source { FreshMemfd, Ring };
+
+// How long each frame lived after it reached an element's sink pad: the
+// bridge's hold, plus any wait for room at its bound.
+class HoldTimes {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Must outlive `element`'s pipeline: frames still held are released at NULL.
+  void watch(GstElement *element) {
+    GstPad *pad = gst_element_get_static_pad(element, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, this, nullptr);
+    gst_object_unref(pad);
+  }
+  std::vector<double> sorted_ms() {
+    std::lock_guard l(lock_);
+    std::vector<double> ms = ms_;
+    std::sort(ms.begin(), ms.end());
+    return ms;
+  }
+
+ private:
+  struct Arrival {
+    HoldTimes *times;
+    Clock::time_point at;
+  };
+  static GstPadProbeReturn on_buffer(GstPad *, GstPadProbeInfo *info, gpointer self) {
+    auto *arrival = new Arrival{static_cast<HoldTimes *>(self), Clock::now()};
+    gst_mini_object_weak_ref(GST_MINI_OBJECT(GST_PAD_PROBE_INFO_BUFFER(info)), on_freed, arrival);
+    return GST_PAD_PROBE_OK;
+  }
+  static void on_freed(gpointer data, GstMiniObject *) {
+    std::unique_ptr<Arrival> arrival(static_cast<Arrival *>(data));
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - arrival->at).count();
+    std::lock_guard l(arrival->times->lock_);
+    arrival->times->ms_.push_back(ms);
+  }
+  std::mutex lock_;
+  std::vector<double> ms_;
+};
 
 // A new memfd holding `content`'s bytes, owned by its GstFdMemory.
 GstBuffer *copy_into_memfd(GstBuffer *content, const GstVideoInfo &info) {
@@ -111,10 +154,13 @@ void soak(const Chain &chain, Source source) {
 // release-timeout (5 ms) frees the frames the bridge holds.
 void unarmed_back_to_back(const Chain &chain, Source source) {
   const guint frames = 6000 * guint(scale());
+  constexpr double kTimeoutMs = 5;
+  HoldTimes holds;
   Pipeline p(
       "appsrc name=src format=time block=true max-bytes=" + std::to_string(4 * chain.in.size) +
-      " ! efvkbridge name=e release-timeout=5 ! appsink name=sink sync=false drop=true "
-      "max-buffers=1");
+      " ! efvkbridge name=e release-timeout=" + std::to_string(int(kTimeoutMs)) +
+      " ! appsink name=sink sync=false drop=true max-buffers=1");
+  holds.watch(p.element("e"));
   p.set_caps(gst_video_info_to_caps(&chain.in));
   p.set_state(GST_STATE_PLAYING);
   GstElement *e = p.element("e");
@@ -122,7 +168,7 @@ void unarmed_back_to_back(const Chain &chain, Source source) {
   if (bounded)
     std::printf("efvkbridge has max-held\n");
   else
-    std::printf("efvkbridge has no max-held property: only the fds are checked\n");
+    std::printf("efvkbridge has no max-held property\n");
   std::vector<int> ring;
   if (source == Source::Ring)
     for (guint i = 0; i < kRing; ++i)
@@ -153,10 +199,31 @@ void unarmed_back_to_back(const Chain &chain, Source source) {
                            std::to_string(ef::test::stat(e, "gate-timeouts")) + ", peak fds " +
                            std::to_string(int(peak_fds)) + ")";
   gst_buffer_unref(content);
+  // The last frames' timeouts run out after the last push.
+  const auto end = HoldTimes::Clock::now() + std::chrono::seconds(2);
+  while (ef::test::stat(e, "gate-timeouts") < frames && HoldTimes::Clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::vector<double> ms = holds.sorted_ms();
+  // The appsink's queued buffer and its last sample each keep their input.
+  constexpr size_t kKeptBySink = 2;
+  if (ms.size() + kKeptBySink < frames)
+    fail_case(what + ": " + std::to_string(ms.size()) + " of " + std::to_string(frames) +
+              " frames went back within 2 s of the last push");
+  // A wait for room at the bound is at most one timeout; the margin is for
+  // wake-ups on a loaded machine. A hold queued behind an unbounded backlog is
+  // late by the whole backlog.
+  const double p90 = ms[ms.size() * 9 / 10], longest = ms.back();
+  std::printf("%s: holds median %.1f ms, 90%% within %.1f ms, longest %.1f ms\n", what.c_str(),
+              ms[ms.size() / 2], p90, longest);
+  std::fflush(stdout);  // a failed case ends its child before stdio would
   if (peak_fds - fds.samples.front() > kMaxHeldFds)
     fail_case(what + ": more than " + std::to_string(int(kMaxHeldFds)) + " frames held at once; " +
               fds.summary());
   check_flat(what, fds, rss);
+  if (p90 > 2 * kTimeoutMs + 20 || longest > 2 * kTimeoutMs + 100)
+    fail_case(what + ": holds of 90% within " + std::to_string(p90) + " ms, longest " +
+              std::to_string(longest) +
+              " ms with release-timeout=" + std::to_string(int(kTimeoutMs)));
   p.set_state(GST_STATE_NULL);
   for (int fd : ring)
     close(fd);
