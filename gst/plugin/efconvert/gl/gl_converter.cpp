@@ -21,6 +21,13 @@ namespace ef::gst {
 
 namespace {
 
+// `fn` = the context's `name`; false where it has none.
+template <typename Fn>
+bool gl_proc(GstGLContext *context, Fn &fn, const char *name) {
+  fn = reinterpret_cast<Fn>(gst_gl_context_get_proc_address(context, name));
+  return fn != nullptr;
+}
+
 // Sampler objects (GL 3.3, GLES 3.0) are not in GstGLFuncs. One sampler
 // sets GL_LINEAR and clamp-to-edge for our draws without touching the
 // parameters of textures that belong to someone else.
@@ -31,13 +38,10 @@ struct SamplerFuncs {
   void(GSTGLAPI *parameter)(GLuint, GLenum, GLint) = nullptr;
 
   bool load(GstGLContext *context) {
-    auto get = [context](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          gst_gl_context_get_proc_address(context, name));
-      return fn != nullptr;
-    };
-    return get(gen, "glGenSamplers") && get(destroy, "glDeleteSamplers") &&
-           get(bind, "glBindSampler") && get(parameter, "glSamplerParameteri");
+    return gl_proc(context, gen, "glGenSamplers") &&
+           gl_proc(context, destroy, "glDeleteSamplers") &&
+           gl_proc(context, bind, "glBindSampler") &&
+           gl_proc(context, parameter, "glSamplerParameteri");
   }
 };
 
@@ -49,13 +53,9 @@ struct ComputeFuncs {
   void(GSTGLAPI *barrier)(GLbitfield) = nullptr;
 
   bool load(GstGLContext *context) {
-    auto get = [context](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          gst_gl_context_get_proc_address(context, name));
-      return fn != nullptr;
-    };
-    return get(dispatch, "glDispatchCompute") && get(bind_image, "glBindImageTexture") &&
-           get(barrier, "glMemoryBarrier");
+    return gl_proc(context, dispatch, "glDispatchCompute") &&
+           gl_proc(context, bind_image, "glBindImageTexture") &&
+           gl_proc(context, barrier, "glMemoryBarrier");
   }
 };
 
