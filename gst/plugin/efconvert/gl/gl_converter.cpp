@@ -51,8 +51,17 @@ struct ComputeFuncs {
   void(GSTGLAPI *dispatch)(GLuint, GLuint, GLuint) = nullptr;
   void(GSTGLAPI *bind_image)(GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum) = nullptr;
   void(GSTGLAPI *barrier)(GLbitfield) = nullptr;
+  // Optional: glCopyImageSubData (GL 4.3, GLES 3.2) and glTexStorage2D, for
+  // targets GLES does not store into (computed into a texture of ours,
+  // then copied, on the GPU).
+  void(GSTGLAPI *copy_image)(GLuint, GLenum, GLint, GLint, GLint, GLint, GLuint, GLenum, GLint,
+                             GLint, GLint, GLint, GLsizei, GLsizei, GLsizei) = nullptr;
+  void(GSTGLAPI *tex_storage)(GLenum, GLsizei, GLenum, GLsizei, GLsizei) = nullptr;
 
   bool load(GstGLContext *context) {
+    gl_proc(context, copy_image, "glCopyImageSubData") ||
+        gl_proc(context, copy_image, "glCopyImageSubDataEXT");
+    gl_proc(context, tex_storage, "glTexStorage2D");
     return gl_proc(context, dispatch, "glDispatchCompute") &&
            gl_proc(context, bind_image, "glBindImageTexture") &&
            gl_proc(context, barrier, "glMemoryBarrier");
@@ -242,6 +251,7 @@ class GlConverterImpl final : public GlConverter {
   Result<GstGLShader *> program(unsigned variant);
   Result<Pass> pass(unsigned variant, bool computing);
   bool storable(const Target &target) const;
+  bool copyable(guint texture) const;
   std::string defines(unsigned variant) const;
   std::array<guint, 4> taps(const gl::Geometry &g) const;
   Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
@@ -271,6 +281,7 @@ class GlConverterImpl final : public GlConverter {
   GLuint fbo_ = 0;
   GLuint sampler_ = 0;
   guint64 dispatches_ = 0;
+  GLuint staging_ = 0;  // render_pixels' immutable texture, where needed
 };
 
 GlConverterImpl::~GlConverterImpl() {
@@ -288,6 +299,8 @@ GlConverterImpl::~GlConverterImpl() {
           gl->DeleteFramebuffers(1, &self->fbo_);
         if (self->sampler_)
           self->samplers_.destroy(1, &self->sampler_);
+        if (self->staging_)
+          gl->DeleteTextures(1, &self->staging_);
       },
       this);
   gst_object_unref(context_);
@@ -469,6 +482,18 @@ Result<void> GlConverterImpl::render_bytes(const std::array<guint, GST_VIDEO_MAX
   return render(src, target, params);
 }
 
+// glCopyImageSubData copies into complete textures only (else nothing,
+// and a GL error): one whose minifying filter takes no mipmaps is, with its
+// level 0 (GstGL's are: GL_LINEAR).
+bool GlConverterImpl::copyable(guint texture) const {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  GLint filter = 0;
+  gl->BindTexture(GL_TEXTURE_2D, texture);
+  gl->GetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, &filter);
+  gl->BindTexture(GL_TEXTURE_2D, 0);
+  return filter == GL_LINEAR || filter == GL_NEAREST;
+}
+
 Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                             guint dst_texture, const ConvertParams &params) {
   if (!output_.pixels)
@@ -477,12 +502,29 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   if (dst_texture == 0)
     return Error{EINVAL, "destination texture is 0"};
   // Pixels of four bytes in RGBA8 texels: a byte target of one plane.
-  const Target target{{dst_texture},
-                      guint(GST_VIDEO_INFO_WIDTH(&out_)),
-                      guint(GST_VIDEO_INFO_HEIGHT(&out_)),
-                      4,
-                      {}};
-  return render(src, target, params);
+  const GLsizei w = GST_VIDEO_INFO_WIDTH(&out_), h = GST_VIDEO_INFO_HEIGHT(&out_);
+  const Target target{{dst_texture}, guint(w), guint(h), 4, {}};
+  if (storable(target) || !compute_ || !compute_->copy_image || !compute_->tex_storage ||
+      !copyable(dst_texture))
+    return render(src, target, params);
+  // GLES stores into immutable textures only, and GstGL's are not: the
+  // frame (every texel of it: content and borders) is computed into one of
+  // ours and copied over, a few microseconds on a GPU against a fragment
+  // pass many times the compute pass's cost there.
+  const GstGLFuncs *gl = context_->gl_vtable;
+  if (!staging_) {
+    gl->GenTextures(1, &staging_);
+    gl->BindTexture(GL_TEXTURE_2D, staging_);
+    compute_->tex_storage(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+    gl->BindTexture(GL_TEXTURE_2D, 0);
+  }
+  Target staged = target;
+  staged.texture[0] = staging_;
+  if (auto ok = render(src, staged, params); !ok)
+    return ok;
+  compute_->copy_image(staging_, GL_TEXTURE_2D, 0, 0, 0, 0, dst_texture, GL_TEXTURE_2D, 0, 0, 0, 0,
+                       w, h, 1);
+  return {};
 }
 
 // Textures 0..n-1 as colour attachments 0..n-1 and the draw buffers.
