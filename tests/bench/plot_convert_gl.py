@@ -29,7 +29,7 @@ CASES = {
     "efconvert-gl-depth0": "efconvert gl, readback-depth=0",
     "gl-chain": "glcolorconvert ! glcolorscale",
 }
-FIGURES = ["wall_us", "cpu_us", "gpu_own_us", "gpu_stamp_us", "copies_per_frame",
+FIGURES = ["wall_us", "cpu_us", "gpu_own_us", "gpu_readback_us", "gpu_stamp_us", "copies_per_frame",
            "readbacks_per_frame", "bytes_read_per_frame"]
 GPU_TARGET_US = 50  # efconvert's own GPU time, 1080p NV12 -> 640x640 RGB
 
@@ -55,11 +55,11 @@ def medians(path):
             results["context"])
 
 
-def cell(figs, key, digits=1):
+def cell(figs, key, digits=1, unit=""):
     value = figs.get(key)
     if value is None or value < 0:
-        return "n/a"
-    return f"{value:.{digits}f}"
+        return ""
+    return f"{value:.{digits}f}{unit}"
 
 
 def main():
@@ -68,17 +68,18 @@ def main():
     path, png = sys.argv[1], sys.argv[2]
     found, context = medians(path)
     print(f"GL: {context.get('gl_renderer', '?')}, {context.get('gl_version', '?')}")
-    print("| output | pipeline | wall / frame | CPU / frame | GPU (efconvert's own) | "
-          "GPU (timestamps around the chain) | copies / frame | bytes read / frame |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| output | pipeline | wall / frame | CPU / frame | GPU (efconvert's pass) | "
+          "GPU (its read-back copy) | GPU (timestamps around the chain) | copies / frame | "
+          "bytes read / frame |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for out in OUTPUTS:
         for case in CASES:
             figs = found.get((out, case))
             if figs:
-                print(f"| {OUTPUTS[out]} | {CASES[case]} | {cell(figs, 'wall_us')} µs | "
-                      f"{cell(figs, 'cpu_us')} µs | {cell(figs, 'gpu_own_us')} µs | "
-                      f"{cell(figs, 'gpu_stamp_us')} µs | {cell(figs, 'copies_per_frame', 0)} | "
-                      f"{cell(figs, 'bytes_read_per_frame', 0)} |")
+                cells = [cell(figs, k, 1, " µs") for k in
+                         ("wall_us", "cpu_us", "gpu_own_us", "gpu_readback_us", "gpu_stamp_us")]
+                cells += [cell(figs, k, 0) for k in ("copies_per_frame", "bytes_read_per_frame")]
+                print(f"| {OUTPUTS[out]} | {CASES[case]} | " + " | ".join(cells) + " |")
     targets = {}
     for out in OUTPUTS:
         ours, chain = found.get((out, "efconvert-gl")), found.get((out, "gl-chain"))
