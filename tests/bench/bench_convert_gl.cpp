@@ -304,6 +304,7 @@ struct Case {
   const char *name;
   int readback_depth;           // efconvert's; -1: not efconvert
   const char *shader = "auto";  // efconvert's gl-shader
+  const char *backend = "gl";   // efconvert's backend
 };
 
 // The chain between appsrc and the output caps. glcolorscale takes RGBA
@@ -313,8 +314,9 @@ struct Case {
 // planes of the downloaded RGBA.
 std::string chain_of(const Case &c, Output o) {
   if (c.readback_depth >= 0)
-    return "efconvert name=conv backend=gl letterbox=false readback-depth=" +
-           std::to_string(c.readback_depth) + " gl-shader=" + c.shader;
+    return std::string("efconvert name=conv backend=") + c.backend +
+           " letterbox=false readback-depth=" + std::to_string(c.readback_depth) +
+           " gl-shader=" + c.shader;
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
   const std::string scaled =
@@ -577,7 +579,7 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
     Measured m = Run(c, o).run();
     if (!m.error.empty())
       return state.SkipWithError(m.error.c_str());
-    if (c.readback_depth >= 0 && m.backend != "gl")
+    if (c.readback_depth >= 0 && std::string(c.backend) == "gl" && m.backend != "gl")
       return state.SkipWithError(("efconvert ran backend " + m.backend).c_str());
     const bool efconvert = c.readback_depth >= 0;
     if (o == Output::GlRgba && m.gl_outputs != m.frames)
@@ -602,7 +604,8 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
       counters["uploads_per_frame"] = m.stats["uploads"];
       counters["dst_hits_per_frame"] = m.stats["dst-hits"];
     }
-    state.SetLabel(chain_of(c, o) + (efconvert ? " (" + m.shader + " shader)" : ""));
+    state.SetLabel(chain_of(c, o) +
+                   (efconvert ? " (ran " + m.backend + ", " + m.shader + " shader)" : ""));
   }
 }
 
@@ -612,6 +615,10 @@ const Case kEfconvert{"efconvert-gl", 1};
 const Case kEfconvertFragment{"efconvert-gl-fragment", 1, "fragment"};
 const Case kEfconvertSync{"efconvert-gl-depth0", 0};
 const Case kChain{"gl-chain", -1};
+// The CPU backend on the same GL frames (it maps them for the CPU), and
+// auto, which times both: what auto should pick for GL in, plain out.
+const Case kCpu{"efconvert-cpu", 1, "auto", "cpu"};
+const Case kAuto{"efconvert-auto", 1, "auto", "auto"};
 
 }  // namespace
 
@@ -638,6 +645,8 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("input", "1920x1080 NV12 GL memory, a ring of 4 uploaded once");
   for (Output o : {Output::GlRgba, Output::Rgb, Output::Rgbp}) {
     std::vector<Case> cases{kEfconvert, kEfconvertFragment, kChain};
+    if (o != Output::GlRgba)
+      cases.insert(cases.end(), {kCpu, kAuto});
     if (o != Output::GlRgba)
       cases.insert(cases.begin() + 1, kEfconvertSync);
     for (const Case &c : cases)
