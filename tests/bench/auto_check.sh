@@ -12,7 +12,9 @@
 # first imports and auto's trial frames happen in both runs and cancel. The
 # source is one videotestsrc frame repeated by imagefreeze (system memory;
 # glupload makes GL memory of it, the same for every backend); its cost is
-# in every row alike. Each time is the median of REPS runs.
+# in every row alike; the last configuration's source is gltestsrc's frames
+# converted to NV12 on the GPU (GL memory with no system-memory copy, as a
+# hardware decoder makes). Each time is the median of REPS runs.
 #
 # Usage: tests/bench/auto_check.sh [BUILD_DIR]   (default: the repository's build/)
 # FRAMES (default 600) frames between the two runs, REPS (default 3); with
@@ -32,6 +34,13 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 source_of() {  # FRAMES MEMORY
+  if [ "$2" = gpu ]; then
+    # Frames the GPU draws, as a hardware decoder's are: GL memory with no
+    # system-memory copy behind it (glupload's keeps its upload source, which
+    # the CPU backend then reads without a download).
+    echo "gltestsrc num-buffers=$1 pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=1920,height=1080,framerate=30/1 ! glcolorconvert ! video/x-raw(memory:GLMemory),format=NV12"
+    return
+  fi
   local s="videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=NV12,width=1920,"
   s+="height=1080,framerate=30/1 ! imagefreeze num-buffers=$1"
   [ "$2" = gl ] && s+=" ! glupload"
@@ -74,6 +83,7 @@ configs=(
   "system-memory-in-out system video/x-raw,format=RGB,width=640,height=640"
   "gl-in-gl-out gl video/x-raw(memory:GLMemory),format=RGBA,width=640,height=640"
   "gl-in-system-rgb-out gl video/x-raw,format=RGB,width=640,height=640"
+  "gpu-drawn-in-system-rgb-out gpu video/x-raw,format=RGB,width=640,height=640"
 )
 
 status=0
