@@ -23,7 +23,6 @@ struct PackMemory {
 struct GstEfGlPackAllocator {
   GstAllocator parent;
   GstGLContext *context;
-  BufferStorage storage;
 };
 
 struct GstEfGlPackAllocatorClass {
@@ -33,53 +32,44 @@ struct GstEfGlPackAllocatorClass {
 GType pack_allocator_get_type();
 G_DEFINE_TYPE(GstEfGlPackAllocator, pack_allocator, GST_TYPE_ALLOCATOR)
 
+BufferStorage buffer_storage(GstGLContext *context) {
+  BufferStorage storage = nullptr;
+  for (const char *name : {"glBufferStorage", "glBufferStorageEXT"})
+    if (!storage)
+      storage = reinterpret_cast<BufferStorage>(gst_gl_context_get_proc_address(context, name));
+  return context->gl_vtable->MapBufferRange ? storage : nullptr;
+}
+
 struct Made {
-  BufferStorage storage;
   gsize size;
-  GLuint buffer = 0;
-  guint8 *data = nullptr;
+  MappedPack pack;
 };
 
 void make_buffer(GstGLContext *context, gpointer data) {
   auto *m = static_cast<Made *>(data);
-  const GstGLFuncs *gl = context->gl_vtable;
-  constexpr GLbitfield kMap =
-      GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-  gl->GenBuffers(1, &m->buffer);
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, m->buffer);
-  m->storage(GL_PIXEL_PACK_BUFFER, GLsizeiptr(m->size), nullptr, kMap | GL_CLIENT_STORAGE_BIT);
-  m->data =
-      static_cast<guint8 *>(gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(m->size), kMap));
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  if (!m->data) {
-    gl->DeleteBuffers(1, &m->buffer);
-    m->buffer = 0;
-  }
+  m->pack = mapped_pack_new(context, m->size);
 }
 
 void delete_buffer(GstGLContext *context, gpointer data) {
   auto *mem = static_cast<PackMemory *>(data);
-  const GstGLFuncs *gl = context->gl_vtable;
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, mem->buffer);
-  gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  gl->DeleteBuffers(1, &mem->buffer);
+  MappedPack pack{mem->buffer, mem->data};
+  mapped_pack_delete(context, pack);
 }
 
 GstMemory *pack_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params) {
   auto *self = reinterpret_cast<GstEfGlPackAllocator *>(allocator);
   const gsize prefix = params ? params->prefix : 0, padding = params ? params->padding : 0;
-  Made made{self->storage, prefix + size + padding};
+  Made made{prefix + size + padding, {}};
   gst_gl_context_thread_add(self->context, make_buffer, &made);
-  if (!made.buffer)
+  if (!made.pack.buffer)
     return nullptr;
   auto *mem = g_new0(PackMemory, 1);
   // The mapping is page-aligned: any alignment up to a page holds.
   gst_memory_init(GST_MEMORY_CAST(mem), params ? params->flags : GstMemoryFlags(0), allocator,
                   nullptr, made.size, params ? params->align : 0, prefix, size);
   mem->context = GST_GL_CONTEXT(gst_object_ref(self->context));
-  mem->buffer = made.buffer;
-  mem->data = made.data;
+  mem->buffer = made.pack.buffer;
+  mem->data = static_cast<guint8 *>(made.pack.data);
   return GST_MEMORY_CAST(mem);
 }
 
@@ -132,18 +122,42 @@ void pack_allocator_init(GstEfGlPackAllocator *self) {
 
 }  // namespace
 
+MappedPack mapped_pack_new(GstGLContext *context, size_t size) {
+  const BufferStorage storage = buffer_storage(context);
+  if (!storage)
+    return {};
+  const GstGLFuncs *gl = context->gl_vtable;
+  constexpr GLbitfield kMap =
+      GL_MAP_READ_BIT | GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+  MappedPack pack;
+  gl->GenBuffers(1, &pack.buffer);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+  storage(GL_PIXEL_PACK_BUFFER, GLsizeiptr(size), nullptr, kMap | GL_CLIENT_STORAGE_BIT);
+  pack.data = gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(size), kMap);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  if (!pack.data) {
+    gl->DeleteBuffers(1, &pack.buffer);
+    return {};
+  }
+  return pack;
+}
+
+void mapped_pack_delete(GstGLContext *context, MappedPack &pack) {
+  const GstGLFuncs *gl = context->gl_vtable;
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
+  gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  gl->DeleteBuffers(1, &pack.buffer);
+  pack = {};
+}
+
 GstAllocator *gl_pack_allocator_new(GstGLContext *context) {
-  BufferStorage storage = nullptr;
-  for (const char *name : {"glBufferStorage", "glBufferStorageEXT"})
-    if (!storage)
-      storage = reinterpret_cast<BufferStorage>(gst_gl_context_get_proc_address(context, name));
-  if (!storage || !context->gl_vtable->MapBufferRange)
+  if (!buffer_storage(context))
     return nullptr;
   auto *self =
       static_cast<GstEfGlPackAllocator *>(g_object_new(pack_allocator_get_type(), nullptr));
   gst_object_ref_sink(self);
   self->context = GST_GL_CONTEXT(gst_object_ref(context));
-  self->storage = storage;
   return GST_ALLOCATOR_CAST(self);
 }
 

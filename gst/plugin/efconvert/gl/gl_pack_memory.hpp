@@ -11,7 +11,20 @@
 
 #include <gst/gl/gl.h>
 
+#include <cstddef>
+
 namespace ef::gst {
+
+// A pixel pack buffer of client storage mapped for good (read and write,
+// coherent): the memory of GL pack memory, and the read-back ring's own.
+// {0, nullptr} where the context has no buffer storage (GL 4.4,
+// EXT_buffer_storage) or the driver would not map it. GL thread.
+struct MappedPack {
+  unsigned buffer = 0;
+  void *data = nullptr;
+};
+MappedPack mapped_pack_new(GstGLContext *context, size_t size);
+void mapped_pack_delete(GstGLContext *context, MappedPack &pack);
 
 // The allocator, or nullptr where the context has no buffer storage. A new
 // reference.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gl_readback.hpp"
 
+#include "gl_pack_memory.hpp"
+
 #include <gst/gl/gstglfuncs.h>
 
 #include <cerrno>
@@ -27,24 +29,16 @@ ReadbackRing::~ReadbackRing() {
 }
 
 void ReadbackRing::delete_pack(Pack &pack) {
-  const GstGLFuncs *gl = context_->gl_vtable;
   if (pack.mapped) {
-    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
-    gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
-    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    MappedPack mapped{pack.buffer, pack.mapped};
+    mapped_pack_delete(context_, mapped);
+  } else {
+    context_->gl_vtable->DeleteBuffers(1, &pack.buffer);
   }
-  gl->DeleteBuffers(1, &pack.buffer);
   pack = {};
 }
 
 ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
-  const GstGLFuncs *gl = context_->gl_vtable;
-  if (!looked_up_) {
-    looked_up_ = true;
-    for (const char *name : {"glBufferStorage", "glBufferStorageEXT"})
-      if (!storage_)
-        storage_ = reinterpret_cast<BufferStorage>(gst_gl_context_get_proc_address(context_, name));
-  }
   Pack pack;
   if (!free_.empty()) {
     pack = free_.back();
@@ -55,25 +49,17 @@ ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
   // Storage is immutable: another size is another buffer.
   if (pack.buffer)
     delete_pack(pack);
-  gl->GenBuffers(1, &pack.buffer);
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
-  pack.size = bytes;
-  if (storage_) {
-    constexpr GLbitfield kFlags =
-        GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
-    storage_(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, kFlags);
-    pack.mapped = gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes),
-                                     GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT);
-  }
-  if (!pack.mapped) {
+  const MappedPack mapped = mapped_pack_new(context_, bytes);
+  pack = {mapped.buffer, bytes, mapped.data};
+  if (!pack.buffer) {
     // No buffer storage, or the driver would not map it: a buffer mapped
     // per frame instead.
-    gl->DeleteBuffers(1, &pack.buffer);
+    const GstGLFuncs *gl = context_->gl_vtable;
     gl->GenBuffers(1, &pack.buffer);
     gl->BindBuffer(GL_PIXEL_PACK_BUFFER, pack.buffer);
     gl->BufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   }
-  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   return pack;
 }
 

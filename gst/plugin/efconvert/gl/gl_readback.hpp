@@ -64,12 +64,12 @@ class ReadbackRing {
   struct Pack {
     unsigned buffer = 0;
     size_t size = 0;
-    // Mapped for good where the context has buffer storage (GL 4.4,
-    // EXT_buffer_storage): client storage the driver keeps in cached CPU
-    // memory, which the CPU reads at memcpy speed, and no map per frame.
-    const void *mapped = nullptr;
+    // Mapped for good where the context has buffer storage
+    // (gl_pack_memory.hpp MappedPack): client storage the driver keeps in
+    // cached CPU memory, which the CPU reads at memcpy speed, and no map
+    // per frame.
+    void *mapped = nullptr;
   };
-  using BufferStorage = void (*)(unsigned, ptrdiff_t, const void *, unsigned);
   struct InFlight {
     Pack pack;
     void *fence = nullptr;  // a GLsync
@@ -88,8 +88,6 @@ class ReadbackRing {
 
   GstGLContext *context_;
   unsigned fbo_ = 0;
-  BufferStorage storage_ = nullptr;
-  bool looked_up_ = false;
   std::vector<Pack> free_;
   std::deque<InFlight> flight_;
 };
