@@ -3,8 +3,10 @@
 # installs what is missing, then configures, builds and runs every suite:
 #   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests,
 #      the stress suite: EF_STRESS_LONG=N runs its soaks and cycles N times longer);
-#   2. ASan + UBSan: all tests but the stress suite (the C ABI fuzz, suite "fuzz", runs
-#      here; leaks of system libraries: tests/sanitizers/lsan.supp);
+#   2. ASan + UBSan: all tests but the stress suite and the GL converter's runs on
+#      the non-default GL APIs (suite "gl-api": the same code; the default API's
+#      fragment and compute runs stay); the C ABI fuzz, suite "fuzz", runs here;
+#      leaks of system libraries: tests/sanitizers/lsan.supp;
 #   3. TSan: the cache, gate and release-queue tests (suite "tsan");
 #   4. Debian 13 (GStreamer 1.26, g++ 14): the -Werror build and all tests, in the
 #      root scripts/debian13.sh makes and keeps (sanitizers run on the host only).
@@ -59,7 +61,7 @@ run "tests" $normal
 
 setup build-ci-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbenchmarks=disabled
-run "tests under ASan+UBSan" build-ci-asan --no-suite stress
+run "tests under ASan+UBSan" build-ci-asan --no-suite stress --no-suite gl-api
 
 # TSan's shadow memory needs a fixed layout; newer kernels randomise mmap
 # bases too widely for g++ 12's runtime, so run without address randomisation.
