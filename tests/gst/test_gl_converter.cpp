@@ -23,6 +23,7 @@
 #include "check_gl_main.hpp"
 #include "efconvert/convert_params.hpp"
 #include "efconvert/gl/gl_converter.hpp"
+#include "efconvert/gl/gl_texture_storage.hpp"
 #include "frames.hpp"
 #include "common/gst_ptr.hpp"
 
@@ -94,11 +95,9 @@ PassStage test_stage() {
 // An immutable RGBA8 texture (glTexStorage2D: GL 4.2, GLES 3.0), which GLES
 // binds as an image; GL_RGBA8 of glTexImage2D elsewhere.
 void allocate_rgba8(const GlContext &gl, guint width, guint height, bool immutable) {
-  using Storage = void(GSTGLAPI *)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
-  auto storage = reinterpret_cast<Storage>(
-      gst_gl_context_get_proc_address(gl.context.get(), "glTexStorage2D"));
-  if (immutable && storage)
-    storage(GL_TEXTURE_2D, 1, GL_RGBA8, GLsizei(width), GLsizei(height));
+  if (immutable)
+    ef::gst::allocate_texture_2d(gl.context.get(), GL_RGBA8, GL_RGBA, gint(width), gint(height),
+                                 nullptr);
   else
     gl.gl()->TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GLsizei(width), GLsizei(height), 0, GL_RGBA,
                         GL_UNSIGNED_BYTE, nullptr);

@@ -33,6 +33,7 @@
 #include "common/gst_ptr.hpp"
 #include "gl_pack_memory.hpp"
 #include "gl_readback.hpp"
+#include "gl_texture_storage.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
@@ -611,24 +612,13 @@ class GlBackend : public ConvertBackend {
           tex = {};
           gl->GenTextures(GLsizei(m->count), tex.data());
           // Zeroed: the pass writes visible bytes only, and the padding is
-          // read back too. Immutable where the context can (GL 4.2, GLES
-          // 3.0): GLES stores compute results only into such textures.
-          using Storage = void(GSTGLAPI *)(GLenum, GLsizei, GLenum, GLsizei, GLsizei);
-          auto storage =
-              reinterpret_cast<Storage>(gst_gl_context_get_proc_address(ctx, "glTexStorage2D"));
+          // read back too.
           std::vector<guint8> zeros(size_t(t.stride) * m->rows, 0);
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
           for (guint i = 0; i < m->count; ++i) {
             gl->BindTexture(GL_TEXTURE_2D, tex[i]);
-            if (storage) {
-              storage(GL_TEXTURE_2D, 1, t.gl_internal_format(), GLsizei(t.width()),
-                      GLsizei(m->rows));
-              gl->TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, GLsizei(t.width()), GLsizei(m->rows),
-                                t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
-            } else {
-              gl->TexImage2D(GL_TEXTURE_2D, 0, GLint(t.gl_internal_format()), GLsizei(t.width()),
-                             GLsizei(m->rows), 0, t.gl_format(), GL_UNSIGNED_BYTE, zeros.data());
-            }
+            allocate_texture_2d(ctx, t.gl_internal_format(), t.gl_format(), gint(t.width()),
+                                gint(m->rows), zeros.data());
           }
           gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
           gl->BindTexture(GL_TEXTURE_2D, 0);

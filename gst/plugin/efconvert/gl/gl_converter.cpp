@@ -12,6 +12,7 @@
 
 #include "efconvert/gl/gl_layout.hpp"
 #include "efconvert/gl/gl_shaders.hpp"
+#include "efconvert/gl/gl_texture_storage.hpp"
 #include "common/gst_ptr.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
@@ -51,17 +52,15 @@ struct ComputeFuncs {
   void(GSTGLAPI *dispatch)(GLuint, GLuint, GLuint) = nullptr;
   void(GSTGLAPI *bind_image)(GLuint, GLuint, GLint, GLboolean, GLint, GLenum, GLenum) = nullptr;
   void(GSTGLAPI *barrier)(GLbitfield) = nullptr;
-  // Optional: glCopyImageSubData (GL 4.3, GLES 3.2) and glTexStorage2D, for
-  // targets GLES does not store into (computed into a texture of ours,
-  // then copied, on the GPU).
+  // Optional: glCopyImageSubData (GL 4.3, GLES 3.2), for targets GLES does
+  // not store into (computed into a texture of ours, then copied, on the
+  // GPU).
   void(GSTGLAPI *copy_image)(GLuint, GLenum, GLint, GLint, GLint, GLint, GLuint, GLenum, GLint,
                              GLint, GLint, GLint, GLsizei, GLsizei, GLsizei) = nullptr;
-  void(GSTGLAPI *tex_storage)(GLenum, GLsizei, GLenum, GLsizei, GLsizei) = nullptr;
 
   bool load(GstGLContext *context) {
     gl_proc(context, copy_image, "glCopyImageSubData") ||
         gl_proc(context, copy_image, "glCopyImageSubDataEXT");
-    gl_proc(context, tex_storage, "glTexStorage2D");
     return gl_proc(context, dispatch, "glDispatchCompute") &&
            gl_proc(context, bind_image, "glBindImageTexture") &&
            gl_proc(context, barrier, "glMemoryBarrier");
@@ -376,7 +375,7 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   std::string d = "#version " + (computing ? glsl_.compute : glsl_.version) + "\n";
   if (computing)
     d += "#define COMPUTE\n";
-  if (glsl_.gather || computing)
+  if (glsl_.gather)  // every context with compute shaders has it
     d += "#define GATHER\n";
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
   d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
@@ -504,7 +503,7 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   // Pixels of four bytes in RGBA8 texels: a byte target of one plane.
   const GLsizei w = GST_VIDEO_INFO_WIDTH(&out_), h = GST_VIDEO_INFO_HEIGHT(&out_);
   const Target target{{dst_texture}, guint(w), guint(h), 4, {}};
-  if (storable(target) || !compute_ || !compute_->copy_image || !compute_->tex_storage ||
+  if (storable(target) || !compute_ || !compute_->copy_image || !has_texture_storage(context_) ||
       !copyable(dst_texture))
     return render(src, target, params);
   // GLES stores into immutable textures only, and GstGL's are not: the
@@ -515,7 +514,7 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   if (!staging_) {
     gl->GenTextures(1, &staging_);
     gl->BindTexture(GL_TEXTURE_2D, staging_);
-    compute_->tex_storage(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+    allocate_texture_2d(context_, GL_RGBA8, GL_RGBA, w, h, nullptr);
     gl->BindTexture(GL_TEXTURE_2D, 0);
   }
   Target staged = target;
