@@ -27,6 +27,12 @@ std::unique_ptr<ConvertBackend> chosen(GstElement *element, ConvertState &s,
 }
 
 #ifdef EF_HAVE_GSTGL
+// The renderer's kind. EF_GL_RENDERER_KIND (hardware, software) overrides
+// what its name says.
+GlKind renderer_kind(ConvertState &s) {
+  return gl_kind_of(s.gl.renderer(), g_getenv("EF_GL_RENDERER_KIND"));
+}
+
 // The GL backend, or why not.
 Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, ConvertState &s,
                                                        const Settings &st) {
@@ -42,16 +48,14 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   // Compute where fragments are the slow stage: hardware GL (compute GPUs
   // shade fragments on a few graphics units); a software rasterizer runs
   // fragments many times faster than compute invocations.
-  const bool hardware =
-      gl_kind_of(s.gl.renderer(), g_getenv("EF_GL_RENDERER_KIND")) == GlKind::Hardware;
+  const bool hardware = renderer_kind(s) == GlKind::Hardware;
   const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
                        (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
   return make_gl_backend(element, *context, s.in_info, s.out_info, st.cache_capacity, compute,
                          hardware);
 }
 
-// This machine as backend=auto sees it for these caps. EF_GL_RENDERER_KIND
-// (hardware, software) overrides what the renderer's name says.
+// This machine as backend=auto sees it for these caps.
 Machine describe_machine(GstElement *element, ConvertState &s, const Settings &st, GstCaps *incaps,
                          GstCaps *outcaps) {
   Machine m;
@@ -66,7 +70,7 @@ Machine describe_machine(GstElement *element, ConvertState &s, const Settings &s
     return m;
   }
   m.renderer = s.gl.renderer();
-  m.gl = gl_kind_of(m.renderer, g_getenv("EF_GL_RENDERER_KIND"));
+  m.gl = renderer_kind(s);
   return m;
 }
 #endif

@@ -65,39 +65,44 @@ ReadbackRing::Pack ReadbackRing::take_pack(size_t bytes) {
 
 Result<void> ReadbackRing::start(std::span<const Region> regions, size_t bytes) {
   InFlight frame;
-  if (auto ok = read(0, 0, regions, bytes, frame); !ok)
+  if (auto ok = prepare(regions, bytes, frame); !ok)
     return ok;
   frame.pack = take_pack(bytes);
-  return read(frame.pack.buffer, 0, regions, bytes, frame);
+  return read(frame.pack.buffer, 0, regions, frame);
 }
 
 Result<void> ReadbackRing::start_into(unsigned buffer, size_t base, std::span<const Region> regions,
                                       size_t bytes) {
   InFlight frame;
   frame.into_output = true;
-  if (auto ok = read(0, 0, regions, bytes, frame); !ok)
+  if (auto ok = prepare(regions, bytes, frame); !ok)
     return ok;
-  return read(buffer, base, regions, bytes, frame);
+  return read(buffer, base, regions, frame);
 }
 
-// With buffer 0, checks the regions and the context only; else reads them
-// into `buffer` and fences the frame.
-Result<void> ReadbackRing::read(unsigned buffer, size_t base, std::span<const Region> regions,
-                                size_t bytes, InFlight &frame) {
+// Checks the context and the regions, and keeps them in `frame`.
+Result<void> ReadbackRing::prepare(std::span<const Region> regions, size_t bytes,
+                                   InFlight &frame) const {
   const GstGLFuncs *gl = context_->gl_vtable;
-  if (!buffer) {
-    if (!gl->FenceSync || !gl->MapBufferRange)
-      return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
-    if (regions.size() > GST_VIDEO_MAX_PLANES)
-      return Error{EINVAL, "more read-back regions than planes"};
-    for (const Region &r : regions) {
-      if (r.offset + r.length > bytes)
-        return Error{
-            EINVAL, "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
-      frame.regions[frame.n_regions++] = r;
-    }
-    return {};
+  if (!gl->FenceSync || !gl->MapBufferRange)
+    return Error{ENOTSUP, "the GL context has no fences or buffer mapping"};
+  if (regions.size() > GST_VIDEO_MAX_PLANES)
+    return Error{EINVAL, "more read-back regions than planes"};
+  for (const Region &r : regions) {
+    if (r.offset + r.length > bytes)
+      return Error{EINVAL,
+                   "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
+    frame.regions[frame.n_regions++] = r;
   }
+  frame.bytes = bytes;
+  return {};
+}
+
+// Reads the regions into `buffer` from byte `base` of it and fences the
+// frame.
+Result<void> ReadbackRing::read(unsigned buffer, size_t base, std::span<const Region> regions,
+                                InFlight &frame) {
+  const GstGLFuncs *gl = context_->gl_vtable;
   if (!fbo_)
     gl->GenFramebuffers(1, &fbo_);
   GLint framebuffer = 0;
@@ -124,7 +129,6 @@ Result<void> ReadbackRing::read(unsigned buffer, size_t base, std::span<const Re
     return Error{EIO, "glFenceSync failed"};
   }
   frame.fence = fence;
-  frame.bytes = bytes;
   flight_.push_back(frame);
   return {};
 }

@@ -81,8 +81,8 @@ class ReadbackRing {
     bool into_output = false;  // start_into: nothing to copy
     bool finished = false;     // poll() saw the fence signalled (and deleted it)
   };
-  Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, size_t bytes,
-                    InFlight &frame);
+  Result<void> prepare(std::span<const Region> regions, size_t bytes, InFlight &frame) const;
+  Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, InFlight &frame);
   Pack take_pack(size_t bytes);
   void delete_pack(Pack &pack);
 

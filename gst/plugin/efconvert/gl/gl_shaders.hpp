@@ -347,11 +347,11 @@ void main() {
 }
 #else
 void main() {
-  vec4 c1, c2;
 #ifdef PLANES
   shade(ivec2(gl_FragCoord.xy), o_color, o_plane1, o_plane2);
 #else
-  shade(ivec2(gl_FragCoord.xy), o_color, c1, c2);
+  vec4 unused1, unused2;  // planes 1 and 2: none to draw into
+  shade(ivec2(gl_FragCoord.xy), o_color, unused1, unused2);
 #endif
 }
 #endif
