@@ -177,7 +177,7 @@ def verify(path, width, height):
         import numpy  # noqa: F401
         import onnxruntime  # noqa: F401
     except ImportError:
-        print("SKIP: python3-onnxruntime is missing (Debian 13 and later carry it)")
+        print("SKIP: python3-onnxruntime is missing (scripts/install-deps.sh installs it on Debian 13 and later)")
         return SKIP
     return 1 if check(path, width, height) else 0
 
@@ -197,7 +197,7 @@ def main():
     try:
         import onnx
     except ImportError:
-        print("SKIP: python3-onnx is missing (Debian 13 and later carry it)")
+        print("SKIP: python3-onnx is missing (scripts/install-deps.sh installs it on Debian 13 and later)")
         return SKIP
     os.makedirs(args.out, exist_ok=True)
     model = build(args.width, args.height)

@@ -115,8 +115,8 @@ void round_trip(const Geometry &g, const double truth[4], Quantize quantize, dou
   GstAnalyticsRelationMeta *src;
   GstBuffer *model = model_buffer(p, &src);
   GstAnalyticsODMtd od;
-  fail_unless(gst_analytics_relation_meta_add_od_mtd(src, g_quark_from_static_string("bright"),
-                                                     mx0, my0, mx1 - mx0, my1 - my0, 0.9f, &od));
+  fail_unless(gst_analytics_relation_meta_add_od_mtd(src, g_quark_from_static_string("bright"), mx0,
+                                                     my0, mx1 - mx0, my1 - my0, 0.9f, &od));
   GstBuffer *camera = gst_buffer_new();
   fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, camera));
   GstAnalyticsRelationMeta *dst = gst_buffer_get_analytics_relation_meta(camera);
@@ -169,8 +169,8 @@ GST_END_TEST;
 GST_START_TEST(test_round_trip_outward) {
   for (const Geometry &g : geometries())
     round_trip(
-        g, kObject,
-        [](double v, bool far) { return gint(far ? std::ceil(v) : std::floor(v)); }, 1.5);
+        g, kObject, [](double v, bool far) { return gint(far ? std::ceil(v) : std::floor(v)); },
+        1.5);
 }
 GST_END_TEST;
 
@@ -241,7 +241,8 @@ GST_START_TEST(test_oriented_boxes) {
     fail_unless(gst_analytics_relation_meta_get_od_mtd(dst, 0, &mapped));
     gint mx, my, mw, mh;
     gfloat mr, conf;
-    fail_unless(gst_analytics_od_mtd_get_oriented_location(&mapped, &mx, &my, &mw, &mh, &mr, &conf));
+    fail_unless(
+        gst_analytics_od_mtd_get_oriented_location(&mapped, &mx, &my, &mw, &mh, &mr, &conf));
     fail_unless(mr > 0 && mr < G_PI / 2, "angle %f outside [0, pi/2)", mr);
     const auto got = corners(mx, my, mw, mh, mr);
     for (const auto &c : corners(x, y, w, h, r)) {
@@ -389,6 +390,40 @@ GST_START_TEST(test_nothing_to_map) {
 }
 GST_END_TEST;
 
+// The form for bindings: a copy of the camera buffer (its memory, not its
+// metas, shared) or a new one, carrying the mapped results.
+GST_START_TEST(test_copy_to_input) {
+  const ConvertParams p = plan({"copy", 1280, 720, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_180});
+  GstAnalyticsRelationMeta *src;
+  GstBuffer *model = model_buffer(p, &src);
+  GstAnalyticsODMtd od;
+  fail_unless(gst_analytics_relation_meta_add_od_mtd(src, 0, 100, 100, 40, 40, 1, &od));
+  GstBuffer *camera = gst_buffer_new_allocate(nullptr, 1280 * 720 * 3 / 2, nullptr);
+  gst_buffer_ref(camera);  // held elsewhere too: not writable
+  GstBuffer *drawn = gst_ef_analytics_relation_meta_copy_to_input(model, camera);
+  fail_unless(drawn != nullptr && drawn != camera);
+  fail_unless(gst_buffer_peek_memory(drawn, 0) == gst_buffer_peek_memory(camera, 0));
+  fail_unless(gst_buffer_get_analytics_relation_meta(camera) == nullptr);
+  // 180: model (100, 100)-(140, 140), the picture from row 38 at scale 4:
+  // (400, 248)-(560, 408) in the turned frame, (720, 312)-(880, 472) upright.
+  const auto box = od_box(gst_buffer_get_analytics_relation_meta(drawn), 0);
+  fail_unless(box[0] == 720 && box[1] == 312 && box[2] == 880 && box[3] == 472, "(%d, %d)-(%d, %d)",
+              box[0], box[1], box[2], box[3]);
+  gst_buffer_unref(drawn);
+  drawn = gst_ef_analytics_relation_meta_copy_to_input(model, nullptr);
+  fail_unless(drawn != nullptr && gst_buffer_n_memory(drawn) == 0);
+  fail_unless(gst_analytics_relation_get_length(gst_buffer_get_analytics_relation_meta(drawn)) ==
+              1);
+  gst_buffer_unref(drawn);
+  GstBuffer *plain = gst_buffer_new();
+  fail_unless(gst_ef_analytics_relation_meta_copy_to_input(plain, camera) == nullptr);
+  gst_buffer_unref(plain);
+  gst_buffer_unref(camera);
+  gst_buffer_unref(camera);
+  gst_buffer_unref(model);
+}
+GST_END_TEST;
+
 #if GST_CHECK_VERSION(1, 28, 0)
 // GStreamer 1.28's own machinery, fed the meta's matrix, carries the same
 // detections to within its whole-pixel rounding: the two agree on what the
@@ -410,9 +445,8 @@ GST_START_TEST(test_gstreamer_matrix_transform_agrees) {
                                            &in_info, &matrix);
     GstBuffer *theirs = gst_buffer_new();
     const GstMetaInfo *info = reinterpret_cast<GstMeta *>(src)->info;
-    fail_unless(
-        info->transform_func(theirs, reinterpret_cast<GstMeta *>(src), model,
-                             gst_video_meta_transform_matrix_get_quark(), &matrix));
+    fail_unless(info->transform_func(theirs, reinterpret_cast<GstMeta *>(src), model,
+                                     gst_video_meta_transform_matrix_get_quark(), &matrix));
     const auto a = od_box(gst_buffer_get_analytics_relation_meta(ours), 0);
     const auto b = od_box(gst_buffer_get_analytics_relation_meta(theirs), 0);
     for (int k = 0; k < 4; k++)
@@ -436,6 +470,7 @@ static Suite *analytics_map_suite() {
   tcase_add_test(tc, test_quarter_turned_box_is_plain);
   tcase_add_test(tc, test_relations_carried);
   tcase_add_test(tc, test_nothing_to_map);
+  tcase_add_test(tc, test_copy_to_input);
 #if GST_CHECK_VERSION(1, 28, 0)
   tcase_add_test(tc, test_gstreamer_matrix_transform_agrees);
 #endif

@@ -19,8 +19,8 @@ the brightest region. Checked, per geometry:
   - both paths detect one object, each within a model pixel of where the
     rectangle lies in the model's frame (computed here from the geometry),
     and within a model pixel of each other: the same detection;
-  - A's detection, mapped back by GstEf.analytics_relation_meta_map_to_input()
-    onto a camera buffer, lies within one model pixel's footprint (in camera
+  - A's detection, mapped back by GstEf.analytics_relation_meta_copy_to_input()
+    onto the camera buffer, lies within one model pixel's footprint (in camera
     pixels) of the rectangle, and agrees with
     GstEf.TransformMeta.map_boxes_to_input() on the same box.
 
@@ -29,15 +29,15 @@ has no onnxinference, no tensor decoder, no analytics library, no
 python3-onnx.
 """
 import argparse
-import atexit
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "inference"))
+from onnx_noise import quiet_onnx_schema_errors  # noqa: E402
 MODEL_W, MODEL_H = 320, 256
 
 # (name, camera width, height, crop (x, y, w, h) or None, video-direction)
@@ -57,32 +57,6 @@ def skip(reason):
     sys.exit(SKIP)
 
 
-def quiet_onnx_schema_errors():
-    """Debian's onnxruntime and onnx each register ONNX's operator schemas;
-    a process with both prints about a thousand 'Schema error' lines. Drop
-    them from stderr, pass everything else."""
-    read_fd, write_fd = os.pipe()
-    saved = os.dup(2)
-    os.dup2(write_fd, 2)
-    os.close(write_fd)
-
-    def pump():
-        with os.fdopen(read_fd, "rb") as pipe:
-            for line in pipe:
-                if line.startswith(b"Schema error") or not line.strip():
-                    continue
-                os.write(saved, line)
-
-    thread = threading.Thread(target=pump, daemon=True)
-    thread.start()
-
-    def restore():
-        os.dup2(saved, 2)  # closes the pipe's last writer: the pump ends
-        thread.join(timeout=2)
-
-    atexit.register(restore)
-
-
 def require_pieces(decoder_name):
     try:
         import gi
@@ -98,7 +72,7 @@ def require_pieces(decoder_name):
         from gi.repository import GstAnalytics
     except (ImportError, ValueError):
         skip("no GstAnalytics typelib (gir1.2-gst-plugins-bad-1.0, GStreamer 1.26 or newer)")
-    if not hasattr(GstEf, "analytics_relation_meta_map_to_input"):
+    if not hasattr(GstEf, "analytics_relation_meta_copy_to_input"):
         skip("libgstef-1.0 was built without gstreamer-analytics-1.0 (GStreamer 1.26 or newer)")
     Gst.init(None)
     missing = [f for f in ["efconvert", "onnxinference", "appsrc", "appsink", "videocrop",
@@ -250,7 +224,7 @@ def check_geometry(pieces, geometry, model, labels, report):
                        f"at ({want[0]:.2f}, {want[1]:.2f})-({want[2]:.2f}, {want[3]:.2f})")
             boxes.setdefault(path, box)
             if path == "efconvert" and n == 0:
-                check_mapped(pieces, name, buf, box, width, report)
+                check_mapped(pieces, name, buf, Gst.Buffer.new_wrapped(frame), box, width, report)
     if len(boxes) == 2:
         apart = max(abs(a - b) for a, b in zip(boxes["efconvert"], boxes["stock"]))
         if apart > 1:
@@ -260,12 +234,12 @@ def check_geometry(pieces, geometry, model, labels, report):
               f"({want[0]:.1f}, {want[1]:.1f})-({want[2]:.1f}, {want[3]:.1f}) in the model")
 
 
-def check_mapped(pieces, name, model_buf, model_box, width, report):
-    """The detection on a camera buffer, in camera pixels."""
+def check_mapped(pieces, name, model_buf, frame, model_box, width, report):
+    """The detection on the camera frame, in camera pixels."""
     Gst, GstEf, GstAnalytics = pieces[:3]
-    camera = Gst.Buffer.new()
-    if not GstEf.analytics_relation_meta_map_to_input(model_buf, camera):
-        report(f"{name}: analytics_relation_meta_map_to_input() mapped nothing")
+    camera = GstEf.analytics_relation_meta_copy_to_input(model_buf, frame)
+    if camera is None:
+        report(f"{name}: analytics_relation_meta_copy_to_input() mapped nothing")
         return
     found = detections(GstAnalytics, camera)
     transform = GstEf.buffer_get_ef_transform_meta(model_buf)

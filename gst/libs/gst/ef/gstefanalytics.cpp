@@ -193,3 +193,15 @@ gboolean gst_ef_analytics_relation_meta_map_to_input(GstBuffer *model_buffer, Gs
   carry_relations(src, dst, new_id);
   return all;
 }
+
+GstBuffer *gst_ef_analytics_relation_meta_copy_to_input(GstBuffer *model_buffer,
+                                                        GstBuffer *camera) {
+  g_return_val_if_fail(GST_IS_BUFFER(model_buffer), nullptr);
+  g_return_val_if_fail(camera == nullptr || GST_IS_BUFFER(camera), nullptr);
+  if (!gst_buffer_get_ef_transform_meta(model_buffer) ||
+      !gst_buffer_get_analytics_relation_meta(model_buffer))
+    return nullptr;
+  GstBuffer *dest = camera ? gst_buffer_copy(camera) : gst_buffer_new();
+  gst_ef_analytics_relation_meta_map_to_input(model_buffer, dest);
+  return dest;
+}

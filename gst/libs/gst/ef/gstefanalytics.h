@@ -16,7 +16,8 @@ G_BEGIN_DECLS
  * in a #GstAnalyticsRelationMeta in the model's frame: 640x640 letterboxed,
  * cropped, turned. gst_ef_analytics_relation_meta_map_to_input() puts them
  * on efconvert's input frame (the camera's), through the buffer's
- * #GstEfTransformMeta.
+ * #GstEfTransformMeta; gst_ef_analytics_relation_meta_copy_to_input() does
+ * it onto a new buffer (for language bindings).
  *
  * Built where GStreamer's analytics library (gstreamer-analytics-1.0,
  * GStreamer 1.26 or newer) is; this header is installed only then.
@@ -59,6 +60,30 @@ G_BEGIN_DECLS
  */
 GST_EF_API gboolean gst_ef_analytics_relation_meta_map_to_input(GstBuffer *model_buffer,
                                                                 GstBuffer *dest);
+
+/**
+ * gst_ef_analytics_relation_meta_copy_to_input:
+ * @model_buffer: a buffer out of efconvert, carrying its #GstEfTransformMeta
+ *   and, from a tensor decoder downstream, a #GstAnalyticsRelationMeta
+ * @camera: (nullable): efconvert's input frame (the camera buffer), or %NULL
+ *
+ * gst_ef_analytics_relation_meta_map_to_input() onto a new buffer: a copy
+ * of @camera (gst_buffer_copy(): the same memory, its own metas), or an
+ * empty buffer when @camera is %NULL. The form for language bindings, where
+ * a buffer the application holds is seldom writable: from Python,
+ * `drawn = GstEf.analytics_relation_meta_copy_to_input(model_buf, camera_buf)`,
+ * then push `drawn` to objectdetectionoverlay.
+ *
+ * Results that cannot be mapped are left out, with a warning in the log.
+ *
+ * Returns: (transfer full) (nullable): the new buffer; %NULL when
+ *   @model_buffer has no #GstEfTransformMeta or no
+ *   #GstAnalyticsRelationMeta.
+ *
+ * Since: 0.2
+ */
+GST_EF_API GstBuffer *gst_ef_analytics_relation_meta_copy_to_input(GstBuffer *model_buffer,
+                                                                   GstBuffer *camera);
 
 G_END_DECLS
 
