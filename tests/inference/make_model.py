@@ -9,7 +9,10 @@ does, so that GStreamer's own tensor decoders read it.
 writes, in DIR:
   brightest.onnx            the model (input uint8 [1, H, W, 3], HWC RGB)
   brightest.onnx.modelinfo  its tensors' ids for GStreamer 1.28's onnxinference
-  labels.txt                the one class, "bright"
+  labels.txt                the one class, "bright", on lines 0 and 1: class
+                            1 is line 1 for 1.26's ssdobjectdetector, line 0
+                            for 1.28's ssdtensordec (which skips the
+                            background class 0)
 
 The model, from ONNX operators only (nothing trained, nothing downloaded):
   luma  = mean of R, G, B                               [1, H, W]
@@ -24,7 +27,7 @@ metadata_props, 1.28's in the .modelinfo file):
                     normalised (edges in pixels plus a quarter pixel: the
                     decoders truncate box * size to whole pixels)
   detection_scores  [1, N] float: peak / 255
-  detection_classes [1, N] float: 0 ("bright")
+  detection_classes [1, N] float: 1 ("bright")
   num_detections    [1] float: N
 N is 1 when the frame has any light (0 for a black frame), found by NonZero:
 a dynamic dimension, as in the models the decoders were written for (1.28's
@@ -114,7 +117,10 @@ def build(width, height):
          ["detection_boxes"])  # [1, N, 4]
     node("Unsqueeze", [node("Gather", [score, keep], ["scores_n"], axis=0), "axis0"],
          ["detection_scores"])  # [1, N]
-    node("Mul", ["detection_scores", const("zero", [0.0], [])], ["detection_classes"])
+    # Class 1, "bright" (SSD MobileNet's classes count from 1, 0 being the
+    # background): Mul by 0 keeps the scores' dynamic shape.
+    node("Add", [node("Mul", ["detection_scores", const("zero", [0.0], [])], ["no_class"]),
+                 const("class_1", [1.0], [])], ["detection_classes"])
     node("Cast", [node("Shape", [keep], ["count"])], ["num_detections"], to=f32)  # [1]
 
     graph = helper.make_graph(
@@ -165,7 +171,7 @@ def check(path, width, height):
         got = (int(xmin * width), int(ymin * height), int(xmax * width) - int(xmin * width),
                int(ymax * height) - int(ymin * height))
         ok = got == (x, y, w, h) and abs(scores[0, 0] - 250 / 255) < 1e-6 and count[0] == 1
-        ok = ok and classes.shape == (1, 1) and classes[0, 0] == 0
+        ok = ok and classes.shape == (1, 1) and classes[0, 0] == 1
         if not ok:
             print(f"model check: rectangle {(x, y, w, h)} -> {got}, score {scores[0, 0]}")
             failures += 1
@@ -207,7 +213,7 @@ def main():
     with open(path + ".modelinfo", "w") as f:
         f.write(modelinfo(args.width, args.height))
     with open(os.path.join(args.out, "labels.txt"), "w") as f:
-        f.write("bright\n")
+        f.write("bright\nbright\n")
     if args.check:
         status = subprocess.call([sys.executable, __file__, "--verify", path,
                                   "--width", str(args.width), "--height", str(args.height)])

@@ -193,13 +193,16 @@ def run(Gst, description, frame, frames=2):
 
 
 def detections(GstAnalytics, buf):
+    """(box, score, label) of each object detection on the buffer."""
+    from gi.repository import GLib
+
     rmeta = GstAnalytics.buffer_get_analytics_relation_meta(buf)
     found = []
     for i in range(GstAnalytics.relation_get_length(rmeta) if rmeta else 0):
         ok, od = rmeta.get_od_mtd(i)
         if ok:
             _, x, y, w, h, score = od.get_location()
-            found.append(((x, y, x + w, y + h), score))
+            found.append(((x, y, x + w, y + h), score, GLib.quark_to_string(od.get_obj_type())))
     return found
 
 
@@ -217,11 +220,12 @@ def check_geometry(pieces, geometry, model, labels, report):
             if len(found) != 1:
                 report(f"{name}/{path} frame {n}: {len(found)} detections, want 1")
                 continue
-            box, score = found[0]
+            box, score, label = found[0]
             off = max(abs(g - w) for g, w in zip(box, want))
-            if off > 1.0 or score < 0.9:
-                report(f"{name}/{path}: model box {box} score {score:.3f}, the object lies "
-                       f"at ({want[0]:.2f}, {want[1]:.2f})-({want[2]:.2f}, {want[3]:.2f})")
+            if off > 1.0 or score < 0.9 or label != "bright":
+                report(f"{name}/{path}: model box {box} score {score:.3f} label {label}, the "
+                       f"object lies at ({want[0]:.2f}, {want[1]:.2f})-({want[2]:.2f}, "
+                       f"{want[3]:.2f})")
             boxes.setdefault(path, box)
             if path == "efconvert" and n == 0:
                 check_mapped(pieces, name, buf, Gst.Buffer.new_wrapped(frame), box, width, report)
@@ -248,7 +252,9 @@ def check_mapped(pieces, name, model_buf, frame, model_box, width, report):
     if len(found) != 1:
         report(f"{name}: {len(found)} detections on the camera buffer, want 1")
         return
-    box = found[0][0]
+    box, _, label = found[0]
+    if label != "bright":
+        report(f"{name}: the label {label} did not come along")
     off = max(abs(g - t) for g, t in zip(box, truth))
     if off > footprint + 0.5:
         report(f"{name}: camera box {box}, the object is at {truth}: {off:.2f} px off, more "
