@@ -40,7 +40,7 @@ try:
     gi.require_version("GstVideo", "1.0")
     gi.require_version("GstEf", "1.0")
     gi.require_version("GstAnalytics", "1.0")  # GStreamer 1.26 or newer
-    from gi.repository import Gst, GstAnalytics, GstEf, GstVideo  # noqa: E402
+    from gi.repository import GLib, Gst, GstAnalytics, GstEf, GstVideo  # noqa: E402
 except (ImportError, ValueError) as e:
     print(f"SKIP: a typelib is missing ({e}): GstAnalytics comes with "
           "gir1.2-gst-plugins-bad-1.0 from GStreamer 1.26, GstEf with ef")
@@ -139,15 +139,20 @@ def write_ppm(path, image):
             f.write(row)
 
 
-def boxes_of(buf):
+def detections(buf):
+    """(box (x0, y0, x1, y1), score, label) of each object detection on buf."""
     rmeta = GstAnalytics.buffer_get_analytics_relation_meta(buf)
-    boxes = []
+    found = []
     for i in range(GstAnalytics.relation_get_length(rmeta) if rmeta else 0):
         ok, od = rmeta.get_od_mtd(i)
         if ok:
             _, x, y, w, h, score = od.get_location()
-            boxes.append((x, y, x + w, y + h))
-    return boxes
+            found.append(((x, y, x + w, y + h), score, GLib.quark_to_string(od.get_obj_type())))
+    return found
+
+
+def boxes_of(buf):
+    return [box for box, _, _ in detections(buf)]
 
 
 def bright_region(camera, caps):

@@ -192,14 +192,18 @@ GST_START_TEST(test_video_matrix_matches_mapping) {
   GstVideoInfo out_info, in_info;
   gst_video_info_set_format(&out_info, GST_VIDEO_FORMAT_RGB, 320, 256);
   gst_video_info_set_format(&in_info, GST_VIDEO_FORMAT_NV12, 1280, 720);
-  const gint points[][2] = {{0, 0}, {319, 255}, {41, 77}, {160, 128}, {200, 30}};
+  // Points of the picture (GStreamer rounds by truncation, which is not to
+  // the nearest for the negative coordinates of the borders).
+  const double fractions[][2] = {{0, 0}, {1, 1}, {0.13, 0.3}, {0.5, 0.5}, {0.62, 0.09}};
   for (GstVideoOrientationMethod dir : kDirections) {
     GstBuffer *buf = gst_buffer_new();
     GstEfTransformMeta *m = add_planned_meta(buf, 1280, 720, {101, 51, 901, 601}, 320, 256, dir);
     GstVideoMetaTransformMatrix matrix;
     gst_ef_transform_meta_get_video_matrix(m, &out_info, &in_info, &matrix);
     fail_unless(matrix.in_info == &out_info && matrix.out_info == &in_info);
-    for (const auto &p : points) {
+    for (const auto &f : fractions) {
+      const gint p[2] = {gint(m->content.x + f[0] * m->content.w),
+                         gint(m->content.y + f[1] * m->content.h)};
       gint x = p[0], y = p[1];
       fail_unless(gst_video_meta_transform_matrix_point(&matrix, &x, &y));
       double ex, ey;

@@ -103,6 +103,27 @@ std::array<gint, 4> od_box(GstAnalyticsRelationMeta *rmeta, guint id) {
   return {x, y, x + w, y + h};
 }
 
+// The results of `model` mapped onto a new buffer, returned in `camera`.
+GstAnalyticsRelationMeta *map_onto_new(GstBuffer *model, GstBuffer **camera) {
+  *camera = gst_buffer_new();
+  fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, *camera));
+  return gst_buffer_get_analytics_relation_meta(*camera);
+}
+
+struct Oriented {
+  gint x, y, w, h;
+  gfloat r;
+};
+
+Oriented oriented_location(GstAnalyticsRelationMeta *rmeta, guint id) {
+  GstAnalyticsODMtd od;
+  fail_unless(gst_analytics_relation_meta_get_od_mtd(rmeta, id, &od));
+  Oriented o;
+  gfloat conf;
+  fail_unless(gst_analytics_od_mtd_get_oriented_location(&od, &o.x, &o.y, &o.w, &o.h, &o.r, &conf));
+  return o;
+}
+
 // The truth box through the model and back, quantized with `quantize`.
 template <typename Quantize>
 void round_trip(const Geometry &g, const double truth[4], Quantize quantize, double slack) {
@@ -117,9 +138,8 @@ void round_trip(const Geometry &g, const double truth[4], Quantize quantize, dou
   GstAnalyticsODMtd od;
   fail_unless(gst_analytics_relation_meta_add_od_mtd(src, g_quark_from_static_string("bright"), mx0,
                                                      my0, mx1 - mx0, my1 - my0, 0.9f, &od));
-  GstBuffer *camera = gst_buffer_new();
-  fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, camera));
-  GstAnalyticsRelationMeta *dst = gst_buffer_get_analytics_relation_meta(camera);
+  GstBuffer *camera;
+  GstAnalyticsRelationMeta *dst = map_onto_new(model, &camera);
   fail_unless(dst != nullptr && gst_analytics_relation_get_length(dst) == 1);
   const auto got = od_box(dst, 0);
   const double tolerance = footprint(p) * slack;
@@ -187,9 +207,8 @@ GST_START_TEST(test_clamped_to_frame) {
     // (inside the picture whatever the turn).
     fail_unless(gst_analytics_relation_meta_add_od_mtd(src, 0, 0, 0, kModelW, kModelH, 1, &od));
     fail_unless(gst_analytics_relation_meta_add_od_mtd(src, 0, -20, -30, 200, 180, 1, &od));
-    GstBuffer *camera = gst_buffer_new();
-    fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, camera));
-    GstAnalyticsRelationMeta *dst = gst_buffer_get_analytics_relation_meta(camera);
+    GstBuffer *camera;
+    GstAnalyticsRelationMeta *dst = map_onto_new(model, &camera);
     const auto whole = od_box(dst, 0);
     fail_unless(whole[0] == 101 && whole[1] == 51 && whole[2] == 1001 && whole[3] == 602,
                 "direction %d: the model frame maps to (%d, %d)-(%d, %d), not the crop", dir,
@@ -234,17 +253,10 @@ GST_START_TEST(test_oriented_boxes) {
     const gint x = 120, y = 100, w = 60, h = 20;
     const gfloat r = 0.4f;
     fail_unless(gst_analytics_relation_meta_add_oriented_od_mtd(src, 0, x, y, w, h, r, 1, &od));
-    GstBuffer *camera = gst_buffer_new();
-    fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, camera));
-    GstAnalyticsRelationMeta *dst = gst_buffer_get_analytics_relation_meta(camera);
-    GstAnalyticsODMtd mapped;
-    fail_unless(gst_analytics_relation_meta_get_od_mtd(dst, 0, &mapped));
-    gint mx, my, mw, mh;
-    gfloat mr, conf;
-    fail_unless(
-        gst_analytics_od_mtd_get_oriented_location(&mapped, &mx, &my, &mw, &mh, &mr, &conf));
-    fail_unless(mr > 0 && mr < G_PI / 2, "angle %f outside [0, pi/2)", mr);
-    const auto got = corners(mx, my, mw, mh, mr);
+    GstBuffer *camera;
+    const Oriented m = oriented_location(map_onto_new(model, &camera), 0);
+    fail_unless(m.r > 0 && m.r < G_PI / 2, "angle %f outside [0, pi/2)", m.r);
+    const auto got = corners(m.x, m.y, m.w, m.h, m.r);
     for (const auto &c : corners(x, y, w, h, r)) {
       double cx, cy;
       gst_ef_transform_meta_map_to_input(gst_buffer_get_ef_transform_meta(model), c[0], c[1], &cx,
@@ -273,17 +285,11 @@ GST_START_TEST(test_quarter_turned_box_is_plain) {
   // 60x20 turned upright about its centre (150, 110): 20 wide, 60 tall.
   fail_unless(
       gst_analytics_relation_meta_add_oriented_od_mtd(src, 0, 120, 100, 60, 20, G_PI / 2, 1, &od));
-  GstBuffer *camera = gst_buffer_new();
-  fail_unless(gst_ef_analytics_relation_meta_map_to_input(model, camera));
-  GstAnalyticsRelationMeta *dst = gst_buffer_get_analytics_relation_meta(camera);
-  GstAnalyticsODMtd mapped;
-  fail_unless(gst_analytics_relation_meta_get_od_mtd(dst, 0, &mapped));
-  gint x, y, w, h;
-  gfloat r, conf;
-  fail_unless(gst_analytics_od_mtd_get_oriented_location(&mapped, &x, &y, &w, &h, &r, &conf));
+  GstBuffer *camera;
+  const Oriented m = oriented_location(map_onto_new(model, &camera), 0);
   // Scale 4, picture from model row 38: x 140..160 -> 560..640, y 80..140 -> 168..408.
-  fail_unless(r == 0 && x == 560 && y == 168 && w == 80 && h == 240,
-              "(%d, %d) %dx%d r %f, want (560, 168) 80x240 r 0", x, y, w, h, r);
+  fail_unless(m.r == 0 && m.x == 560 && m.y == 168 && m.w == 80 && m.h == 240,
+              "(%d, %d) %dx%d r %f, want (560, 168) 80x240 r 0", m.x, m.y, m.w, m.h, m.r);
   gst_buffer_unref(camera);
   gst_buffer_unref(model);
 }

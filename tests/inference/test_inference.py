@@ -38,6 +38,8 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "inference"))
 from onnx_noise import quiet_onnx_schema_errors  # noqa: E402
+
+detections = None  # examples/inference/detect.py's, once the typelibs are known to be there
 MODEL_W, MODEL_H = 320, 256
 
 # (name, camera width, height, crop (x, y, w, h) or None, video-direction)
@@ -74,6 +76,9 @@ def require_pieces(decoder_name):
         skip("no GstAnalytics typelib (gir1.2-gst-plugins-bad-1.0, GStreamer 1.26 or newer)")
     if not hasattr(GstEf, "analytics_relation_meta_copy_to_input"):
         skip("libgstef-1.0 was built without gstreamer-analytics-1.0 (GStreamer 1.26 or newer)")
+    global detections
+    from detect import detections  # (box, score, label) of each object detection
+
     Gst.init(None)
     missing = [f for f in ["efconvert", "onnxinference", "appsrc", "appsink", "videocrop",
                            "videoflip", "videoconvertscale"]
@@ -192,20 +197,6 @@ def run(Gst, description, frame, frames=2):
     return buffers
 
 
-def detections(GstAnalytics, buf):
-    """(box, score, label) of each object detection on the buffer."""
-    from gi.repository import GLib
-
-    rmeta = GstAnalytics.buffer_get_analytics_relation_meta(buf)
-    found = []
-    for i in range(GstAnalytics.relation_get_length(rmeta) if rmeta else 0):
-        ok, od = rmeta.get_od_mtd(i)
-        if ok:
-            _, x, y, w, h, score = od.get_location()
-            found.append(((x, y, x + w, y + h), score, GLib.quark_to_string(od.get_obj_type())))
-    return found
-
-
 def check_geometry(pieces, geometry, model, labels, report):
     Gst, GstEf, GstAnalytics, GstVideo, decoder = pieces
     name, width, height, crop, direction = geometry
@@ -216,7 +207,7 @@ def check_geometry(pieces, geometry, model, labels, report):
     boxes = {}
     for path, desc in (("efconvert", ef_desc), ("stock", stock_desc)):
         for n, buf in enumerate(run(Gst, desc, frame)):
-            found = detections(GstAnalytics, buf)
+            found = detections(buf)
             if len(found) != 1:
                 report(f"{name}/{path} frame {n}: {len(found)} detections, want 1")
                 continue
@@ -245,7 +236,7 @@ def check_mapped(pieces, name, model_buf, frame, model_box, width, report):
     if camera is None:
         report(f"{name}: analytics_relation_meta_copy_to_input() mapped nothing")
         return
-    found = detections(GstAnalytics, camera)
+    found = detections(camera)
     transform = GstEf.buffer_get_ef_transform_meta(model_buf)
     footprint = max(transform.scale_x, transform.scale_y)
     truth = OBJECT[width]
