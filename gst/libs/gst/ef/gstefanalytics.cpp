@@ -30,8 +30,10 @@ void init_debug() {
   }
 }
 
+// To the nearest pixel, saturating: a rotated box is not clamped to the
+// frame, and its sides scaled up may leave gint's range.
 gint round_px(double v) {
-  return gint(std::lround(v));
+  return gint(std::clamp(std::lround(v), long(G_MININT), long(G_MAXINT)));
 }
 
 // An axis-aligned box (pixel edges) onto the input: mapped, clamped, rounded.
