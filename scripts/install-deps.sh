@@ -40,6 +40,20 @@ else
   packages+=("${mesa[@]}")
 fi
 
+# Inference, Debian 13 and later only (GStreamer 1.26+; Debian 12 has none of
+# it and the tests/inference suite skips there). onnxinference, the tensor
+# decoders and objectdetectionoverlay already come with gstreamer1.0-plugins-bad.
+#   python3-onnx, python3-onnxruntime: the tests build their model at test time
+#     and check it against numpy before GStreamer runs it;
+#   libgstreamer-plugins-bad1.0-dev: the only package with
+#     gstreamer-analytics-1.0.pc (GstAnalyticsRelationMeta for libgstef-1.0's
+#     gstefanalytics); it pulls OpenCV's headers in by a hard dependency;
+#   gir1.2-gst-plugins-bad-1.0: GstAnalytics for the Python example.
+if [ "$VERSION_CODENAME" != bookworm ]; then
+  packages+=(python3-onnx python3-onnxruntime libgstreamer-plugins-bad1.0-dev
+    gir1.2-gst-plugins-bad-1.0)
+fi
+
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 

@@ -4,6 +4,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/ef/gstef.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "efconvert/convert_params.hpp"
@@ -108,6 +109,115 @@ GST_START_TEST(test_meta_fields_and_copy) {
 }
 GST_END_TEST;
 
+namespace {
+
+// A meta for a conversion of `crop` (input pixels) turned by `dir` into a
+// letterboxed out_w x out_h output, as efconvert plans it.
+GstEfTransformMeta *add_planned_meta(GstBuffer *buf, guint in_w, guint in_h, GstVideoRectangle crop,
+                                     guint out_w, guint out_h, GstVideoOrientationMethod dir) {
+  auto p = plan_conversion(in_w, in_h, crop, out_w, out_h, true, dir);
+  fail_unless(p.ok());
+  return gst_buffer_add_ef_transform_meta(buf, &p->crop, &p->content, p->direction);
+}
+
+const GstVideoOrientationMethod kDirections[] = {
+    GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_90R,   GST_VIDEO_ORIENTATION_180,
+    GST_VIDEO_ORIENTATION_90L,      GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+    GST_VIDEO_ORIENTATION_UL_LR,    GST_VIDEO_ORIENTATION_UR_LL,
+};
+
+}  // namespace
+
+// The batch call maps each box as its two corners would be, point by point,
+// puts the corners in order (turns and flips swap them) and clamps to the crop.
+GST_START_TEST(test_map_boxes_matches_points) {
+  // Boxes inside the picture, across its edges, and one in the border only.
+  const double boxes[] = {40, 70, 90, 150, 0, 0, 320, 256, 300, 10, 330, 40, 1, 1, 2, 2};
+  const gsize n = G_N_ELEMENTS(boxes);
+  for (GstVideoOrientationMethod dir : kDirections) {
+    GstBuffer *buf = gst_buffer_new();
+    GstEfTransformMeta *m = add_planned_meta(buf, 1280, 720, {100, 50, 900, 600}, 320, 256, dir);
+    gsize n_out = 99;
+    gdouble *mapped = gst_ef_transform_meta_map_boxes_to_input(m, boxes, n, &n_out);
+    fail_unless_equals_uint64(n_out, n);
+    for (gsize i = 0; i < n; i += 4) {
+      double ax, ay, bx, by;
+      gst_ef_transform_meta_map_to_input(m, boxes[i], boxes[i + 1], &ax, &ay);
+      gst_ef_transform_meta_map_to_input(m, boxes[i + 2], boxes[i + 3], &bx, &by);
+      const double want[4] = {
+          std::clamp(std::min(ax, bx), 100.0, 1000.0), std::clamp(std::min(ay, by), 50.0, 650.0),
+          std::clamp(std::max(ax, bx), 100.0, 1000.0), std::clamp(std::max(ay, by), 50.0, 650.0)};
+      for (int k = 0; k < 4; k++)
+        fail_unless(std::fabs(mapped[i + k] - want[k]) < 1e-9,
+                    "direction %d box %zu value %d: %g, want %g", dir, i / 4, k, mapped[i + k],
+                    want[k]);
+      fail_unless(mapped[i] <= mapped[i + 2] && mapped[i + 1] <= mapped[i + 3]);
+    }
+    // The whole output covers exactly the crop: its borders clamp onto it.
+    fail_unless(mapped[4] == 100 && mapped[5] == 50 && mapped[6] == 1000 && mapped[7] == 650);
+    g_free(mapped);
+    gst_buffer_unref(buf);
+  }
+}
+GST_END_TEST;
+
+// A box in the letterbox border alone collapses onto the crop's edge; an
+// empty set maps to an empty set; a count not a multiple of four is refused.
+GST_START_TEST(test_map_boxes_edges) {
+  GstBuffer *buf = gst_buffer_new();
+  // 1280x720 into 320x256: the picture is rows 38..218, bars above and below.
+  GstEfTransformMeta *m =
+      add_planned_meta(buf, 1280, 720, {0, 0, 0, 0}, 320, 256, GST_VIDEO_ORIENTATION_IDENTITY);
+  fail_unless(m->content.y == 38 && m->content.h == 180);
+  const double in_bar[] = {10, 2, 50, 30};
+  gsize n_out = 0;
+  gdouble *mapped = gst_ef_transform_meta_map_boxes_to_input(m, in_bar, 4, &n_out);
+  fail_unless(n_out == 4 && mapped[1] == 0 && mapped[3] == 0);
+  fail_unless(std::fabs(mapped[0] - 40) < 1e-9 && std::fabs(mapped[2] - 200) < 1e-9);
+  g_free(mapped);
+  mapped = gst_ef_transform_meta_map_boxes_to_input(m, nullptr, 0, &n_out);
+  fail_unless(mapped != nullptr && n_out == 0);
+  g_free(mapped);
+  n_out = 7;
+  ASSERT_CRITICAL(mapped = gst_ef_transform_meta_map_boxes_to_input(m, in_bar, 3, &n_out));
+  fail_unless(mapped == nullptr && n_out == 0);
+  gst_buffer_unref(buf);
+}
+GST_END_TEST;
+
+#if GST_CHECK_VERSION(1, 28, 0)
+// GStreamer's own matrix transform, fed the meta's matrix, maps points
+// where map_to_input() does (to GStreamer's whole-pixel rounding).
+GST_START_TEST(test_video_matrix_matches_mapping) {
+  GstVideoInfo out_info, in_info;
+  gst_video_info_set_format(&out_info, GST_VIDEO_FORMAT_RGB, 320, 256);
+  gst_video_info_set_format(&in_info, GST_VIDEO_FORMAT_NV12, 1280, 720);
+  // Points of the picture (GStreamer rounds by truncation, which is not to
+  // the nearest for the negative coordinates of the borders).
+  const double fractions[][2] = {{0, 0}, {1, 1}, {0.13, 0.3}, {0.5, 0.5}, {0.62, 0.09}};
+  for (GstVideoOrientationMethod dir : kDirections) {
+    GstBuffer *buf = gst_buffer_new();
+    GstEfTransformMeta *m = add_planned_meta(buf, 1280, 720, {101, 51, 901, 601}, 320, 256, dir);
+    GstVideoMetaTransformMatrix matrix;
+    gst_ef_transform_meta_get_video_matrix(m, &out_info, &in_info, &matrix);
+    fail_unless(matrix.in_info == &out_info && matrix.out_info == &in_info);
+    for (const auto &f : fractions) {
+      const gint p[2] = {gint(m->content.x + f[0] * m->content.w),
+                         gint(m->content.y + f[1] * m->content.h)};
+      gint x = p[0], y = p[1];
+      fail_unless(gst_video_meta_transform_matrix_point(&matrix, &x, &y));
+      double ex, ey;
+      gst_ef_transform_meta_map_to_input(m, p[0], p[1], &ex, &ey);
+      fail_unless(std::fabs(x - ex) <= 0.5 + 1e-3 && std::fabs(y - ey) <= 0.5 + 1e-3,
+                  "direction %d: (%d, %d) -> (%d, %d) by GStreamer, (%g, %g) by ef", dir, p[0],
+                  p[1], x, y, ex, ey);
+    }
+    gst_buffer_unref(buf);
+  }
+}
+GST_END_TEST;
+#endif
+
 static Suite *transform_suite() {
   Suite *s = suite_create("transform_meta");
   TCase *tc = tcase_create("geometry");
@@ -115,6 +225,11 @@ static Suite *transform_suite() {
   tcase_add_test(tc, test_bad_crops);
   tcase_add_test(tc, test_every_direction_maps_corners);
   tcase_add_test(tc, test_meta_fields_and_copy);
+  tcase_add_test(tc, test_map_boxes_matches_points);
+  tcase_add_test(tc, test_map_boxes_edges);
+#if GST_CHECK_VERSION(1, 28, 0)
+  tcase_add_test(tc, test_video_matrix_matches_mapping);
+#endif
   suite_add_tcase(s, tc);
   return s;
 }

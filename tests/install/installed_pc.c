@@ -10,6 +10,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+/* Installed only where libgstef-1.0 was built with GStreamer's analytics
+ * library (1.26+); it needs no analytics header of its own. */
+#if __has_include(<gst/ef/gstefanalytics.h>)
+#include <gst/ef/gstefanalytics.h>
+#define HAVE_EF_ANALYTICS 1
+#endif
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
@@ -48,6 +54,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error domain is \"%s\"\n", domain);
     return 1;
   }
+
+#ifdef HAVE_EF_ANALYTICS
+  /* A buffer not out of efconvert has nothing to map. */
+  GstBuffer *plain = gst_buffer_new();
+  if (gst_ef_analytics_relation_meta_copy_to_input(plain, NULL) != NULL) {
+    fprintf(stderr, "a buffer without metas was mapped\n");
+    return 1;
+  }
+  gst_buffer_unref(plain);
+#endif
 
   gst_memory_unref(mem);
   gst_object_unref(alloc);

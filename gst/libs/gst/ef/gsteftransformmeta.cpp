@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gst/ef/gsteftransformmeta.h"
 
+#include "gst/ef/gsteftransformmeta-private.h"
+
+#include <algorithm>
+
 namespace {
 
 bool swaps_axes(GstVideoOrientationMethod direction) {
@@ -133,3 +137,57 @@ void gst_ef_transform_meta_map_to_input(const GstEfTransformMeta *meta, gdouble 
   gst_ef_transform_map_to_input(&meta->crop, &meta->content, meta->direction, out_x, out_y, in_x,
                                 in_y);
 }
+
+void gst_ef_transform_meta_map_box(const GstEfTransformMeta *meta, const gdouble box[4],
+                                   gdouble mapped[4]) {
+  double ax, ay, bx, by;
+  gst_ef_transform_meta_map_to_input(meta, box[0], box[1], &ax, &ay);
+  gst_ef_transform_meta_map_to_input(meta, box[2], box[3], &bx, &by);
+  const GstVideoRectangle &c = meta->crop;
+  auto clamp_x = [&c](double v) { return std::clamp(v, double(c.x), double(c.x) + c.w); };
+  auto clamp_y = [&c](double v) { return std::clamp(v, double(c.y), double(c.y) + c.h); };
+  mapped[0] = clamp_x(std::min(ax, bx));
+  mapped[1] = clamp_y(std::min(ay, by));
+  mapped[2] = clamp_x(std::max(ax, bx));
+  mapped[3] = clamp_y(std::max(ay, by));
+}
+
+gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransformMeta *meta,
+                                                  const gdouble *boxes, gsize n_values,
+                                                  gsize *n_out) {
+  g_return_val_if_fail(n_out != nullptr, nullptr);
+  *n_out = 0;
+  g_return_val_if_fail(meta != nullptr, nullptr);
+  g_return_val_if_fail(n_values % 4 == 0, nullptr);
+  g_return_val_if_fail(boxes != nullptr || n_values == 0, nullptr);
+  auto *mapped = g_new(gdouble, n_values ? n_values : 1);
+  for (gsize i = 0; i < n_values; i += 4)
+    gst_ef_transform_meta_map_box(meta, boxes + i, mapped + i);
+  *n_out = n_values;
+  return mapped;
+}
+
+#if GST_CHECK_VERSION(1, 28, 0)
+// The mapping is affine: its matrix is read off the images of the content's
+// origin and of one step along each axis, so it cannot disagree with
+// gst_ef_transform_map_to_input().
+void gst_ef_transform_meta_get_video_matrix(const GstEfTransformMeta *meta,
+                                            const GstVideoInfo *output_info,
+                                            const GstVideoInfo *input_info,
+                                            GstVideoMetaTransformMatrix *matrix) {
+  g_return_if_fail(meta != nullptr && output_info != nullptr && input_info != nullptr);
+  g_return_if_fail(matrix != nullptr);
+  const GstVideoRectangle &content = meta->content;
+  const GstVideoRectangle &crop = meta->crop;
+  gst_video_meta_transform_matrix_init(matrix, output_info, &content, input_info, &crop);
+  double ox, oy, sx, sy, tx, ty;
+  gst_ef_transform_meta_map_to_input(meta, content.x, content.y, &ox, &oy);
+  gst_ef_transform_meta_map_to_input(meta, content.x + 1.0, content.y, &sx, &sy);
+  gst_ef_transform_meta_map_to_input(meta, content.x, content.y + 1.0, &tx, &ty);
+  const double m[3][3] = {
+      {sx - ox, tx - ox, ox - crop.x}, {sy - oy, ty - oy, oy - crop.y}, {0, 0, 1}};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      matrix->matrix[r][c] = gfloat(m[r][c]);
+}
+#endif

@@ -130,6 +130,66 @@ GST_EF_API void gst_ef_transform_map_to_input(const GstVideoRectangle *crop,
                                               GstVideoOrientationMethod direction, gdouble out_x,
                                               gdouble out_y, gdouble *in_x, gdouble *in_y);
 
+/**
+ * gst_ef_transform_meta_map_boxes_to_input:
+ * @meta: a #GstEfTransformMeta
+ * @boxes: (array length=n_values): boxes in output pixels (pixel edges),
+ *   four values a box: x0, y0, x1, y1
+ * @n_values: the number of values in @boxes, four a box
+ * @n_out: (out): the number of values returned: @n_values, or 0 when
+ *   @n_values is not a multiple of four
+ *
+ * Maps a whole set of boxes found in efconvert's output (a detector's, in
+ * model pixels) onto its input frame at once. Each box's two corners are
+ * mapped as by gst_ef_transform_meta_map_to_input(), put in order again
+ * (x0 <= x1, y0 <= y1: a turn or a flip swaps corners) and clamped to the
+ * crop: the part of the input frame the output shows, the whole frame when
+ * efconvert has no crop. A box lying in the letterbox borders collapses
+ * onto the crop's edge.
+ *
+ * One call for the whole set is what language bindings want: from Python,
+ * `transform.map_boxes_to_input([x0, y0, x1, y1, ...])`.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the mapped
+ *   boxes, four values each, in the order of @boxes; %NULL when @n_values
+ *   is not a multiple of four. Free with g_free().
+ *
+ * Since: 0.2
+ */
+GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransformMeta *meta,
+                                                             const gdouble *boxes, gsize n_values,
+                                                             gsize *n_out);
+
+#if GST_CHECK_VERSION(1, 28, 0)
+/**
+ * gst_ef_transform_meta_get_video_matrix:
+ * @meta: a #GstEfTransformMeta
+ * @output_info: efconvert's output (the model's frame)
+ * @input_info: efconvert's input (the camera's frame)
+ * @matrix: (out caller-allocates): the mapping as GStreamer's
+ *   #GstVideoMetaTransformMatrix
+ *
+ * Fills @matrix with the mapping of efconvert's output back onto its input,
+ * in the form GStreamer 1.28's meta transforms take ("gst-video-matrix",
+ * GST_VIDEO_META_TRANSFORM_IS_MATRIX): its in_rectangle is where the
+ * picture lies in the output, its out_rectangle the crop, its matrix the
+ * scale and the undoing of the turn or flip. Any meta whose transform
+ * function implements the matrix transform can so be carried from the
+ * model's frame onto the camera's frame by GStreamer itself, the way
+ * videoconvertscale carries metas forward. @output_info and @input_info are
+ * referenced by @matrix, not copied: they must outlive it.
+ *
+ * GStreamer's matrix is single precision and its points round to whole
+ * pixels; gst_ef_transform_meta_map_to_input() is the exact mapping.
+ *
+ * Since: 0.2 (GStreamer 1.28)
+ */
+GST_EF_API void gst_ef_transform_meta_get_video_matrix(const GstEfTransformMeta *meta,
+                                                       const GstVideoInfo *output_info,
+                                                       const GstVideoInfo *input_info,
+                                                       GstVideoMetaTransformMatrix *matrix);
+#endif
+
 G_END_DECLS
 
 #endif
