@@ -21,9 +21,14 @@ echo "== building in $build/"
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" >/dev/null
 fi
-# The demo and the plugin it loads (gst/plugin's library "gstef"); quiet unless
-# it fails, then all of it.
-if ! log=$(meson compile -C "$build" memfd_ring gstef 2>&1); then
+# The demo and the plugin it loads (gst/plugin's library "gstef"), and the
+# typelib the README's Python example needs where introspection is built;
+# quiet unless it fails, then all of it.
+targets=(memfd_ring gstef)
+if meson introspect --targets "$build" | grep -q '"name": "GstEf-1.0.typelib"'; then
+  targets+=(GstEf-1.0.typelib)
+fi
+if ! log=$(meson compile -C "$build" "${targets[@]}" 2>&1); then
   echo "$log" >&2
   echo "the demo was not built: it needs GStreamer's GL library with EGL" \
     "($build/meson-logs/meson-log.txt says what was found)" >&2
