@@ -10,9 +10,10 @@
 #    inside the Debian 13 root of scripts/debian13.sh (whose install-deps.sh
 #    brings the build dependencies); the .debs land in DIR.
 # 2. A bare root: /var/cache/ef-ci/trixie-bare (EF_BARE_ROOT), made once with
-#    mmdebstrap from the host's mirror and reused. It holds Debian 13's apt and
-#    what a user brings to try a plugin (gstreamer1.0-tools, -plugins-base,
-#    python3-gi, gcc, pkgconf), nothing of ef's build.
+#    mmdebstrap from the Debian 13 root's mirror and apt options, and reused.
+#    It holds Debian 13's apt and what a user brings to try a plugin
+#    (gstreamer1.0-tools, -plugins-base, python3-gi, gcc, pkgconf), nothing
+#    of ef's build.
 # 3. Each run mounts an overlay over the bare root in a private mount
 #    namespace (writes go to a throwaway folder; the root stays as made),
 #    installs the packages with `apt-get install --no-install-recommends`
@@ -31,7 +32,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bare=${EF_BARE_ROOT:-/var/cache/ef-ci/trixie-bare}
 bare=${bare%/}
 suite=trixie
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 # What a user has before installing ef; ef's packages must bring the rest.
 user_tools=gstreamer1.0-tools,gstreamer1.0-plugins-base,python3-gi,gcc,libc6-dev,pkgconf
 
@@ -125,30 +125,20 @@ EOF
   die "$1"
 }
 
-mirror() {
-  sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources | head -n1
-}
-# The host's answer to whether Release files may be past their dates (a
-# snapshot mirror needs "false"), for apt in the bare root too.
-apt_options() {
-  local key value
-  for key in Acquire::Check-Valid-Until Acquire::Check-Date; do
-    value=$(apt-config dump "$key" | sed -n "s/^$key \"\\(.*\\)\";$/\\1/p")
-    [ -z "$value" ] || echo "--aptopt=$key \"$value\""
-  done
-}
-
 make_bare_root() {
   [ -e "$bare/.ef-complete" ] && return 0
   command -v mmdebstrap >/dev/null || die "mmdebstrap is missing (bash scripts/install-deps.sh installs it)"
-  local options
-  mapfile -t options < <(apt_options)
+  # The same mirror and apt options as the Debian 13 root of
+  # scripts/debian13.sh (which took them from the host's), from its files.
+  local deb13
+  deb13=$(bash scripts/debian13.sh path)
+  [ -f "$deb13/etc/apt/sources.list" ] || bash scripts/debian13.sh prepare
   echo "test_packages.sh: making the bare Debian 13 root in $bare"
   rm -rf --one-file-system "$bare.new"
   # The package lists stay: each run's apt-get install needs them.
   mmdebstrap --quiet --variant=apt --dpkgopt=force-unsafe-io --skip=cleanup/apt/lists \
-    --include="$user_tools" "${options[@]}" \
-    "$suite" "$bare.new" "deb [signed-by=$keyring] $(mirror) $suite main"
+    --include="$user_tools" --aptopt="$deb13/etc/apt/apt.conf.d/99mmdebstrap" \
+    "$suite" "$bare.new" "$deb13/etc/apt/sources.list"
   touch "$bare.new/.ef-complete"
   rm -rf --one-file-system "$bare"
   mv "$bare.new" "$bare"
