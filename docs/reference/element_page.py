@@ -45,7 +45,18 @@ def is_a(pspec, gtype):
 
 
 def enum_values(pspec):
-    return {int(k): v for k, v in pspec.enum_class.__enum_values__.items()}
+    """value -> GEnumValue (value_nick) of an enum property. Debian 12's
+    PyGObject gives the enum's Python type, Debian 13's the GEnumClass, which
+    g_enum_get_value() reads."""
+    klass = pspec.enum_class
+    if hasattr(klass, "__enum_values__"):  # PyGObject 3.42: the Python type
+        return {int(k): v for k, v in klass.__enum_values__.items()}
+    values = {}
+    for v in range(klass.minimum, klass.maximum + 1):
+        value = GObject.enum_get_value(klass, v)
+        if value is not None:
+            values[v] = value
+    return values
 
 
 def default_and_range(pspec):
@@ -119,7 +130,10 @@ def top_level_fields(text):
 
 def pad_section(factory):
     out = []
-    for t in factory.get_static_pad_templates():
+    # Sink first, as gst-inspect-1.0 lists them on most versions.
+    templates = sorted(factory.get_static_pad_templates(),
+                       key=lambda t: t.direction != Gst.PadDirection.SINK)
+    for t in templates:
         direction = "sink" if t.direction == Gst.PadDirection.SINK else "src"
         presence = t.presence.value_nick
         caps = t.get_caps()
