@@ -106,12 +106,7 @@ fi
 # ---- on the host ------------------------------------------------------------
 [ "$(id -u)" -eq 0 ] || die "needs root (mounts, chroot)"
 dir=${1:-build-pkg-deb13}
-[ "$dir" != --bare-root ] || dir=build-pkg-deb13
 cd "$repo"
-mkdir -p "$dir/meson-logs"
-dir=$(cd "$dir" && pwd)
-log=$dir/meson-logs/testlog.json
-rm -f "$log" "$dir"/*.deb "$dir"/*.buildinfo "$dir"/*.changes
 fail_all() {  # message: every check fails, the reason in each
   local f
   f=$(mktemp)
@@ -144,12 +139,17 @@ make_bare_root() {
   mv "$bare.new" "$bare"
 }
 
-if [ "${1:-}" = --bare-root ]; then  # make the bare root only
+if [ "$dir" = --bare-root ]; then  # make the bare root only
   exec 9>"$bare.lock"
   flock 9
   make_bare_root
   exit 0
 fi
+
+mkdir -p "$dir/meson-logs"
+dir=$(cd "$dir" && pwd)
+log=$dir/meson-logs/testlog.json
+rm -f "$log" "$dir"/*.deb "$dir"/*.buildinfo "$dir"/*.changes
 
 echo "== build the Debian packages (Debian 13 root)"
 start=$SECONDS
