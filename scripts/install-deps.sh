@@ -27,6 +27,8 @@ packages=(
   libyuv-dev
   # GObject introspection of libgstef-1.0 and the Python example
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gst-plugins-base-1.0
+  # the reference manual (meson option doc) and the Debian packages (debian/)
+  gi-docgen debhelper dpkg-dev
   # sanitizer runtimes and plots
   libasan8 libubsan1 libtsan2 python3-matplotlib
 )

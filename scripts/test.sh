@@ -10,6 +10,9 @@
 #   3. TSan: the cache, gate and release-queue tests (suite "tsan");
 #   4. Debian 13 (GStreamer 1.26, g++ 14): the -Werror build and all tests, in the
 #      root scripts/debian13.sh makes and keeps (sanitizers run on the host only).
+#   5. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
+#   6. the Debian packages built in the Debian 13 root, installed and run in a clean
+#      one (scripts/test_packages.sh).
 # Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line
 # that counts every run.
 #   --debian13   what the fourth run executes inside the root: build 1 only, in
@@ -79,6 +82,22 @@ if [ "$(. /etc/os-release && echo "$VERSION_CODENAME")" = bookworm ]; then
   bash scripts/debian13.sh run bash scripts/test.sh --debian13 || status=1
   echo "Debian 13 run: $((SECONDS - start)) s"
   builds+=(build-ci-deb13)
+fi
+
+# The documentation's commands as written (scripts/test_readme.py), and the
+# Debian packages installed and run in a clean Debian 13 root
+# (scripts/test_packages.sh); each step's checks count in the summary.
+start=$SECONDS
+echo "== commands of README.md and docs/"
+/usr/bin/python3 scripts/test_readme.py build-readme || status=1
+echo "documentation commands: $((SECONDS - start)) s"
+builds+=(build-readme)
+if [ "$(. /etc/os-release && echo "$VERSION_CODENAME")" = bookworm ]; then
+  start=$SECONDS
+  echo "== Debian packages in a clean Debian 13 root"
+  bash scripts/test_packages.sh build-pkg-deb13 || status=1
+  echo "Debian packages: $((SECONDS - start)) s"
+  builds+=(build-pkg-deb13)
 fi
 
 python3 "$root/scripts/test_summary.py" "${builds[@]}"

@@ -16,6 +16,19 @@ pc=$(find "$stage" -name gstreamer-ef-1.0.pc -print -quit)
 pcdir=$(dirname "$pc")
 [ -f "$pcdir/ef-core.pc" ] || { echo "ef-core.pc is not installed beside it"; exit 1; }
 
+# The plugin is where the pc file's pluginsdir says (GStreamer's own plugin
+# folder when the prefix is GStreamer's: gst/meson.build).
+pluginsdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=pluginsdir gstreamer-ef-1.0)
+[ -n "$pluginsdir" ] || { echo "gstreamer-ef-1.0.pc has no pluginsdir"; exit 1; }
+[ -f "$stage$pluginsdir/libgstef.so" ] ||
+  { echo "the plugin is not in pluginsdir $pluginsdir: $(find "$stage" -name libgstef.so)"; exit 1; }
+prefix=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=prefix gstreamer-ef-1.0)
+if [ "$prefix" = "$(pkg-config --variable=prefix gstreamer-1.0)" ] &&
+  [ "$pluginsdir" != "$(pkg-config --variable=pluginsdir gstreamer-1.0)" ]; then
+  echo "prefix $prefix is GStreamer's, but the plugin is not in GStreamer's plugin folder: $pluginsdir"
+  exit 1
+fi
+
 # Relocate the staged pc files as a package build would: their prefix line
 # moves under the staging folder; the system's own pc files are untouched.
 sed -i "s|^prefix=|prefix=$stage|" "$pcdir"/gstreamer-ef-1.0.pc "$pcdir"/ef-core.pc

@@ -37,6 +37,9 @@ G_DECLARE_FINAL_TYPE(GstEfFdAllocator, gst_ef_fd_allocator, GST, EF_FD_ALLOCATOR
 /**
  * gst_ef_fd_allocator_new:
  *
+ * Makes an allocator whose memories are fds of its own: a dma-buf heap's
+ * where the system has one the process may use, else memfds.
+ *
  * Returns: (transfer full): a new #GstEfFdAllocator
  *
  * Since: 0.1
@@ -46,6 +49,8 @@ GST_EF_API GstAllocator *gst_ef_fd_allocator_new(void);
 /**
  * gst_ef_fd_allocator_get_source:
  * @allocator: a #GstEfFdAllocator
+ *
+ * Says which kind of fd @allocator makes, decided when it was made.
  *
  * Returns: (transfer none): where the fds come from: "dma-heap" or "memfd"
  *

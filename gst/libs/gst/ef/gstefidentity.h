@@ -88,6 +88,16 @@ typedef enum {
  * with codes from #GstEfIdentityError.
  */
 #define GST_EF_IDENTITY_ERROR (gst_ef_identity_error_quark())
+
+/**
+ * gst_ef_identity_error_quark:
+ *
+ * The quark of the #GST_EF_IDENTITY_ERROR error domain.
+ *
+ * Returns: the quark of "gst-ef-identity-error-quark"
+ *
+ * Since: 0.1
+ */
 GST_EF_API GQuark gst_ef_identity_error_quark(void);
 
 /**

@@ -46,6 +46,9 @@ typedef struct {
 /**
  * gst_ef_identity_meta_api_get_type:
  *
+ * The API type of #GstEfIdentityMeta, for gst_buffer_get_meta() and
+ * allocation queries.
+ *
  * Returns: the #GType of the meta's API
  *
  * Since: 0.1
@@ -54,6 +57,9 @@ GST_EF_API GType gst_ef_identity_meta_api_get_type(void);
 
 /**
  * gst_ef_identity_meta_get_info: (skip)
+ *
+ * The registered implementation of #GstEfIdentityMeta, for
+ * gst_buffer_add_meta().
  *
  * Returns: the registered #GstMetaInfo
  *
@@ -79,6 +85,8 @@ GST_EF_API GstEfIdentityMeta *gst_buffer_add_ef_identity_meta(GstBuffer *buffer,
 /**
  * gst_buffer_get_ef_identity_meta:
  * @buffer: a #GstBuffer
+ *
+ * Finds the identity meta on @buffer, as ef's elements attach it.
  *
  * Returns: (transfer none) (nullable): the buffer's #GstEfIdentityMeta
  *

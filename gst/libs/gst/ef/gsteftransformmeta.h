@@ -52,6 +52,9 @@ typedef struct {
 /**
  * gst_ef_transform_meta_api_get_type:
  *
+ * The API type of #GstEfTransformMeta, for gst_buffer_get_meta() and
+ * allocation queries.
+ *
  * Returns: the #GType of the meta's API
  *
  * Since: 0.1
@@ -60,6 +63,9 @@ GST_EF_API GType gst_ef_transform_meta_api_get_type(void);
 
 /**
  * gst_ef_transform_meta_get_info: (skip)
+ *
+ * The registered implementation of #GstEfTransformMeta, for
+ * gst_buffer_add_meta().
  *
  * Returns: the registered #GstMetaInfo
  *
@@ -88,6 +94,8 @@ GST_EF_API GstEfTransformMeta *gst_buffer_add_ef_transform_meta(
 /**
  * gst_buffer_get_ef_transform_meta:
  * @buffer: a #GstBuffer
+ *
+ * Finds the mapping efconvert attached to @buffer.
  *
  * Returns: (transfer none) (nullable): the buffer's #GstEfTransformMeta
  *
