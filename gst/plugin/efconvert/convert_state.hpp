@@ -18,6 +18,7 @@
 #include "ef/import_cache.hpp"
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
+#include "output_spec.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #endif
@@ -44,9 +45,10 @@ struct ConvertState {
   std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
-  // Stream state: written by set_caps, read by the streaming thread.
+  // Stream state: made by set_caps from the caps and the settings, read by
+  // the streaming thread, dropped by stop (drop_stream).
   GstVideoInfo in_info{};
-  GstVideoInfo out_info{};
+  OutputSpec out;  // what the backend makes: an image or a tensor
   std::unique_ptr<ConvertBackend> backend;
   BackendStats retired;  // what replaced backends counted
   std::string reason;    // why this backend, unless it says itself

@@ -28,8 +28,7 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
 
 Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
   auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
-                              frame_crop(in, s.in_info, settings),
-                              GST_VIDEO_INFO_WIDTH(&s.out_info), GST_VIDEO_INFO_HEIGHT(&s.out_info),
+                              frame_crop(in, s.in_info, settings), s.out.width(), s.out.height(),
                               settings.letterbox, effective_direction(settings));
   if (!plan)
     return plan;

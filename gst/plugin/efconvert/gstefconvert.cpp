@@ -222,13 +222,13 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   if (!caps)
     return FALSE;
   s.in_info = caps->in.info;
-  s.out_info = caps->out.info;
+  s.out = OutputSpec(caps->out.info);
   auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
-  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info),
-                  GST_VIDEO_INFO_NAME(&s.out_info), s.backend->name());
+  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
+                  s.backend->name());
   return TRUE;
 }
 
@@ -353,9 +353,12 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 }
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
-  state_of(trans).held.drop(state_of(trans).backend.get());
-  replace_backend(state_of(trans), nullptr);
-  state_of(trans).errors.reset();
+  ConvertState &s = state_of(trans);
+  s.held.drop(s.backend.get());
+  replace_backend(s, nullptr);
+  gst_video_info_init(&s.in_info);
+  s.out = OutputSpec();
+  s.errors.reset();
   return TRUE;
 }
 
@@ -690,7 +693,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
       "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
       "ef developers");
-  add_pad_templates(element_class, kConvertSinkCaps, kConvertSrcCaps);
+  add_pad_templates(element_class, sink_template_caps().c_str(), src_template_caps().c_str());
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;

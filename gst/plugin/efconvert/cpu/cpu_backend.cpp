@@ -55,7 +55,7 @@ Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
 
 class CpuBackend : public ConvertBackend {
  public:
-  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity,
+  CpuBackend(const GstVideoInfo &in, const OutputSpec &out, uint32_t cache_capacity,
              unsigned n_threads)
       : in_(in),
         out_(out),
@@ -81,10 +81,13 @@ class CpuBackend : public ConvertBackend {
 
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                        const ConvertParams &params) override {
+    const GstVideoInfo *image = out_.image();
+    if (!image)
+      return Error{EINVAL, "no CPU conversion to " + out_.describe()};
     DmaBufCpuAccess read_access(in, false);
     DmaBufCpuAccess write_access(out, true);
     GstVideoFrame dst;
-    if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE))
+    if (!gst_video_frame_map(&dst, image, out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
     Result<void> done = convert_into(in, layout, dst, params);
     gst_video_frame_unmap(&dst);
@@ -127,7 +130,8 @@ class CpuBackend : public ConvertBackend {
     return done;
   }
 
-  GstVideoInfo in_, out_;
+  GstVideoInfo in_;
+  OutputSpec out_;
   cpu::Pool pool_;  // made with the caps: a frame starts no thread
   ImportCache<FdMapping> mappings_;
   FrameImporter<FdMapping> importer_;
@@ -135,7 +139,7 @@ class CpuBackend : public ConvertBackend {
 
 }  // namespace
 
-std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
+std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const OutputSpec &out,
                                                  uint32_t cache_capacity, unsigned n_threads) {
   return std::make_unique<CpuBackend>(in, out, cache_capacity, n_threads);
 }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cpu_range.hpp"
 #include "cpu_steps.hpp"
@@ -35,12 +36,11 @@ struct Input {
   SourceFormat read;
 };
 
+// The formats the CPU backend reads, in the order its caps prefer them
+// (cpu_table.cpp makes its table of them).
 constexpr Input kInputs[] = {
     {GST_VIDEO_FORMAT_NV12, {Layout::Yuv, Unpack::None, 1, 1, true}},
     {GST_VIDEO_FORMAT_I420, {Layout::Yuv, Unpack::None, 1, 1}},
-    {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
-    {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
-    {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
     {GST_VIDEO_FORMAT_YUY2, {Layout::Yuv, Unpack::Yuy2, 1, 0}},
     {GST_VIDEO_FORMAT_UYVY, {Layout::Yuv, Unpack::Uyvy, 1, 0}},
     {GST_VIDEO_FORMAT_RGBA, {Layout::Rgb4, Unpack::None, 0, 0, false, true, Alpha::Real}},
@@ -50,6 +50,9 @@ constexpr Input kInputs[] = {
     {GST_VIDEO_FORMAT_RGB, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, true}},
     {GST_VIDEO_FORMAT_BGR, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, false}},
     {GST_VIDEO_FORMAT_GRAY8, {Layout::Gray}},
+    {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
+    {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
+    {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
 };
 
 const SourceFormat *source_format_of(GstVideoFormat format) {
@@ -205,6 +208,17 @@ bool cpu_supports_input(GstVideoFormat format) {
 bool cpu_supports_output(GstVideoFormat format) {
   cpu::DstKind kind;
   return cpu::dst_kind_of(format, kind);
+}
+
+std::vector<GstVideoFormat> cpu_input_formats() {
+  std::vector<GstVideoFormat> formats;
+  for (const Input &input : kInputs)
+    formats.push_back(input.format);
+  return formats;
+}
+
+std::vector<GstVideoFormat> cpu_output_formats() {
+  return cpu::dst_formats();
 }
 
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,

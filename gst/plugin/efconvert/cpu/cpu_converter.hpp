@@ -4,15 +4,20 @@
 
 #include <gst/video/video.h>
 
+#include <vector>
+
 #include "cpu_pool.hpp"
 #include "efconvert/convert_params.hpp"
 #include "ef/result.hpp"
 
 namespace ef::gst {
 
-// Formats the CPU backend reads and writes.
+// Formats the CPU backend reads and writes (images), the lists in the
+// order its caps prefer them.
 bool cpu_supports_input(GstVideoFormat format);
 bool cpu_supports_output(GstVideoFormat format);
+std::vector<GstVideoFormat> cpu_input_formats();
+std::vector<GstVideoFormat> cpu_output_formats();
 
 // Converts `src` into `dst` as `params` says: crop, turn, scale into the
 // content rectangle, colour conversion, borders in params.fill. Writes every

@@ -65,24 +65,38 @@ void force_opaque(uint8_t *data, int stride, int width, int rows) {
 
 }  // namespace
 
+namespace {
+
+struct Output {
+  GstVideoFormat format;
+  DstKind kind;
+};
+
+// The formats the writer makes, in the order efconvert's caps prefer them.
+constexpr Output kOutputs[] = {
+    {GST_VIDEO_FORMAT_RGB, DstKind::Packed3},  {GST_VIDEO_FORMAT_BGR, DstKind::Packed3},
+    {GST_VIDEO_FORMAT_RGBA, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRA, DstKind::Packed4},
+    {GST_VIDEO_FORMAT_RGBx, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRx, DstKind::Packed4},
+    {GST_VIDEO_FORMAT_GRAY8, DstKind::Gray},   {GST_VIDEO_FORMAT_RGBP, DstKind::Planar3},
+    {GST_VIDEO_FORMAT_BGRP, DstKind::Planar3},
+};
+
+}  // namespace
+
 bool dst_kind_of(GstVideoFormat format, DstKind &kind) {
-  struct Output {
-    GstVideoFormat format;
-    DstKind kind;
-  };
-  static constexpr Output outputs[] = {
-      {GST_VIDEO_FORMAT_RGBA, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRA, DstKind::Packed4},
-      {GST_VIDEO_FORMAT_RGBx, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRx, DstKind::Packed4},
-      {GST_VIDEO_FORMAT_RGB, DstKind::Packed3},  {GST_VIDEO_FORMAT_BGR, DstKind::Packed3},
-      {GST_VIDEO_FORMAT_GRAY8, DstKind::Gray},   {GST_VIDEO_FORMAT_RGBP, DstKind::Planar3},
-      {GST_VIDEO_FORMAT_BGRP, DstKind::Planar3},
-  };
-  for (const Output &o : outputs)
+  for (const Output &o : kOutputs)
     if (o.format == format) {
       kind = o.kind;
       return true;
     }
   return false;
+}
+
+std::vector<GstVideoFormat> dst_formats() {
+  std::vector<GstVideoFormat> formats;
+  for (const Output &o : kOutputs)
+    formats.push_back(o.format);
+  return formats;
 }
 
 bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_range) {

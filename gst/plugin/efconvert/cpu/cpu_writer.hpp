@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cpu_image.hpp"
 
@@ -32,6 +33,8 @@ enum class DstKind { Packed4, Packed3, Gray, Planar3 };
 
 // Whether the writer handles `format` and how it lays out pixels.
 bool dst_kind_of(GstVideoFormat format, DstKind &kind);
+// The formats it handles, by preference.
+std::vector<GstVideoFormat> dst_formats();
 
 class Writer {
  public:
