@@ -10,6 +10,7 @@
 #include "common/caps_filter.hpp"
 #include "common/size_limits.hpp"
 #include "convert_params.hpp"
+#include "tensor_caps.hpp"
 
 namespace ef::gst {
 
@@ -127,23 +128,55 @@ GstCaps *append_retargeted(GstCaps *out, const GstStructure *in, const std::stri
   return gst_caps_merge_structure_full(out, s, features);
 }
 
+// The rows that make `kind` from input of the structure with features `f`
+// and names `names` (to_src), or make it, in a structure with features
+// `f`, from input in memory `m` (to sink).
+auto rows_for(OutputKind kind, Memories here, FrameMemory there,
+              const std::optional<std::vector<std::string>> &names, bool to_src) {
+  return [=](const Production &row) {
+    const Memories this_side = to_src ? row.in : row.out;
+    const Memories other_side = to_src ? row.out : row.in;
+    return row.kind == kind && (this_side & here) && (other_side & memory_bit(there)) &&
+           any_of_in(names, to_src ? row.inputs : row.outputs);
+  };
+}
+
 // The other side of structure `s` (with features `f`) in memory `m`: the
-// images the tables make of it (to_src), or make it from.
+// images the tables make of it (to_src), or the inputs they make it from.
 GstCaps *retarget_structure(GstCaps *out, const GstStructure *s, GstCapsFeatures *f, FrameMemory m,
                             bool to_src) {
-  const Memories here = memories_of(f);
-  const auto names = names_in(s, "format");
-  const auto there = union_of(
-      [&](const Production &row) {
-        const Memories this_side = to_src ? row.in : row.out;
-        const Memories other_side = to_src ? row.out : row.in;
-        return row.kind == OutputKind::Image && (this_side & here) &&
-               (other_side & memory_bit(m)) && any_of_in(names, to_src ? row.inputs : row.outputs);
-      },
-      to_src);
+  const bool tensor = is_tensor_structure(s);
+  const auto names = names_in(s, tensor ? "types" : "format");
+  const OutputKind kind = tensor ? OutputKind::Tensor : OutputKind::Image;
+  const auto there = union_of(rows_for(kind, memories_of(f), m, names, to_src), to_src);
   if (there.empty())
     return out;
-  return append_retargeted(out, s, caps_list(there), m, to_src ? drm_out() : drm_in());
+  if (!tensor)
+    return append_retargeted(out, s, caps_list(there), m, to_src ? drm_out() : drm_in());
+  // Frames of any format the tensor's makers read, at its frame rate.
+  GstStructure *video = gst_structure_new_empty("video/x-raw");
+  if (const GValue *rate = gst_structure_get_value(s, "framerate"))
+    gst_structure_set_value(video, "framerate", rate);
+  out = append_retargeted(out, video, caps_list(there), m, drm_in());
+  gst_structure_free(video);
+  return out;
+}
+
+// The tensors the tables make of the input structure `s` (with features
+// `f`), in system memory.
+GstCaps *append_tensors(GstCaps *out, const GstStructure *s, GstCapsFeatures *f) {
+  const auto types = union_of(rows_for(OutputKind::Tensor, memories_of(f), FrameMemory::System,
+                                       names_in(s, "format"), true),
+                              true);
+  if (types.empty())
+    return out;
+  return gst_caps_merge_structure_full(
+      out, tensor_structure(caps_list(types), s),
+      gst_caps_features_new(feature_of(FrameMemory::System), nullptr));
+}
+
+std::vector<std::string> tensor_types() {
+  return union_of([](const Production &row) { return row.kind == OutputKind::Tensor; }, true);
 }
 
 }  // namespace
@@ -161,6 +194,10 @@ std::string src_template_caps() {
   for (FrameMemory m : kMemories)
     if (const auto formats = images_out_in(m); !formats.empty())
       text += (text.empty() ? "" : ";") + template_text(m, formats, false);
+  if (const auto types = tensor_types(); !types.empty())
+    text += std::string(";") + kTensorsMedia +
+            ", format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
+            ", framerate=" GST_VIDEO_FPS_RANGE;
   return text;
 }
 
@@ -182,6 +219,10 @@ GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter
       GstCapsFeatures *f = gst_caps_get_features(caps, i);
       result = retarget_structure(result, s, f, m, to_src);
     }
+  // Tensors last: without a preference from downstream, an image.
+  for (guint i = 0; to_src && i < gst_caps_get_size(caps); ++i)
+    result =
+        append_tensors(result, gst_caps_get_structure(caps, i), gst_caps_get_features(caps, i));
   return apply_caps_filter(narrow_to_limit(result, cpu_size_limit()), filter);
 }
 
@@ -196,17 +237,48 @@ GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *o
     gst_structure_get_int(in, "height", &h);
     if (direction_swaps_axes(turn))
       std::swap(w, h);
+    const GValue *rate = gst_structure_get_value(in, "framerate");
+    if (is_tensor_structure(out)) {
+      fixate_tensor_structure(out, w, h, rate);
+      return gst_caps_fixate(othercaps);
+    }
     if (w > 0)
       gst_structure_fixate_field_nearest_int(out, "width", w);
     if (h > 0)
       gst_structure_fixate_field_nearest_int(out, "height", h);
-    const GValue *rate = gst_structure_get_value(in, "framerate");
     if (rate && gst_structure_has_field(out, "framerate") && GST_VALUE_HOLDS_FRACTION(rate))
       gst_structure_fixate_field_nearest_fraction(out, "framerate",
                                                   gst_value_get_fraction_numerator(rate),
                                                   gst_value_get_fraction_denominator(rate));
   }
   return gst_caps_fixate(othercaps);
+}
+
+std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps, GstCaps *outcaps,
+                                            const TensorSettings &tensor) {
+  if (!is_tensor_structure(gst_caps_get_structure(outcaps, 0))) {
+    auto caps = negotiated_caps(element, incaps, outcaps, &drm_in(), &drm_out());
+    if (!caps)
+      return std::nullopt;
+    return Negotiated{caps->in.info, OutputSpec(caps->out.info)};
+  }
+  auto caps = negotiated_caps(element, incaps, incaps, &drm_in(), nullptr);
+  if (!caps)
+    return std::nullopt;
+  auto spec = parse_tensor_caps(outcaps, cpu_size_limit().max_side);
+  if (!spec) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("Unsupported tensor caps: %s", spec.error().message.c_str()),
+                      ("caps %" GST_PTR_FORMAT, outcaps));
+    return std::nullopt;
+  }
+  if (std::string why = check_tensor_settings(tensor, *spec); !why.empty()) {
+    GST_ELEMENT_ERROR(element, LIBRARY, SETTINGS,
+                      ("Invalid tensor settings for %s: %s", describe(*spec).c_str(), why.c_str()),
+                      ("caps %" GST_PTR_FORMAT, outcaps));
+    return std::nullopt;
+  }
+  return Negotiated{caps->in.info, OutputSpec(*spec)};
 }
 
 bool is_gl_caps(GstCaps *caps) {

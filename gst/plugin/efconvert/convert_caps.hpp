@@ -7,10 +7,13 @@
 #include <gst/ef/gstef.h>
 #include <gst/video/video.h>
 
+#include <optional>
 #include <string>
 
 #include "backend_choice.hpp"
 #include "common/dma_drm_caps.hpp"
+#include "output_spec.hpp"
+#include "tensor_settings.hpp"
 
 namespace ef::gst {
 
@@ -33,6 +36,16 @@ GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter
 // size turned by `turn`, and its frame rate. Takes `othercaps`.
 GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *othercaps,
                             GstVideoOrientationMethod turn);
+
+// set_caps: the input's video info and what the output is (an image, or a
+// tensor checked against the tensor settings), or nullopt with an error on
+// the bus naming what is wrong.
+struct Negotiated {
+  GstVideoInfo in;
+  OutputSpec out;
+};
+std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps, GstCaps *outcaps,
+                                            const TensorSettings &tensor);
 
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);

@@ -19,6 +19,7 @@
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
 #include "output_spec.hpp"
+#include "tensor_settings.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #endif
@@ -39,6 +40,7 @@ struct Settings {
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
+  TensorSettings tensor;  // mean, std, quantisation, channel order, id
 };
 
 struct ConvertState {

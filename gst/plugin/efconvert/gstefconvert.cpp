@@ -61,6 +61,13 @@ constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
 constexpr guint PROP_READBACK_DEPTH = PROP_BACKEND_REASON + 1;
 constexpr guint PROP_GL_SHADER = PROP_READBACK_DEPTH + 1;
 constexpr guint PROP_GL_SHADER_IN_USE = PROP_GL_SHADER + 1;
+constexpr guint PROP_MEAN = PROP_GL_SHADER_IN_USE + 1;
+constexpr guint PROP_STD = PROP_MEAN + 1;
+constexpr guint PROP_QUANT_SCALE = PROP_STD + 1;
+constexpr guint PROP_QUANT_ZERO_POINT = PROP_QUANT_SCALE + 1;
+constexpr guint PROP_CHANNEL_ORDER = PROP_QUANT_ZERO_POINT + 1;
+constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
+constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 
 }  // namespace
@@ -121,6 +128,18 @@ GType gst_ef_convert_gl_shader_get_type(void) {
   };
   if (g_once_init_enter(&type))
     g_once_init_leave(&type, g_enum_register_static("GstEfConvertGlShader", values));
+  return type;
+}
+
+GType gst_ef_convert_channel_order_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_EF_CONVERT_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
+      {GST_EF_CONVERT_CHANNEL_ORDER_BGR, "Blue, green, red (Caffe and OpenCV models)", "bgr"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstEfConvertChannelOrder", values));
   return type;
 }
 
@@ -218,11 +237,11 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
-  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_in(), &drm_out());
+  auto caps = negotiated_output(GST_ELEMENT(self), incaps, outcaps, settings.tensor);
   if (!caps)
     return FALSE;
-  s.in_info = caps->in.info;
-  s.out = OutputSpec(caps->out.info);
+  s.in_info = caps->in;
+  s.out = caps->out;
   auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, outcaps);
   if (!backend)
     return FALSE;
@@ -255,6 +274,8 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
+  if (const TensorSpec *tensor = state_of(trans).out.tensor())
+    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size());
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
@@ -292,7 +313,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   auto params = plan_frame(s, in, settings);
   if (!params)
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                        "Invalid crop: " + params.error().message);
+                        params.error().message);
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
   const size_t flying = s.backend->in_flight();
   auto done = s.backend->convert(in, *layout, out, *params);
@@ -487,6 +508,25 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_GL_SHADER:
         st.gl_shader = GstEfConvertGlShader(g_value_get_enum(value));
         break;
+      case PROP_MEAN:
+        st.tensor.mean = channel_values_of(value);
+        break;
+      case PROP_STD:
+        st.tensor.stddev = channel_values_of(value);
+        break;
+      case PROP_QUANT_SCALE:
+        st.tensor.quant_scale = g_value_get_double(value);
+        break;
+      case PROP_QUANT_ZERO_POINT:
+        st.tensor.zero_point = g_value_get_int(value);
+        break;
+      case PROP_CHANNEL_ORDER:
+        st.tensor.bgr = g_value_get_enum(value) == GST_EF_CONVERT_CHANNEL_ORDER_BGR;
+        break;
+      case PROP_TENSOR_ID:
+        st.tensor.id = g_quark_from_string(g_value_get_string(value) ? g_value_get_string(value)
+                                                                     : kDefaultTensorId);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -549,6 +589,25 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     case PROP_GL_SHADER_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
       break;
+    case PROP_MEAN:
+      set_channel_values(value, st.tensor.mean);
+      break;
+    case PROP_STD:
+      set_channel_values(value, st.tensor.stddev);
+      break;
+    case PROP_QUANT_SCALE:
+      g_value_set_double(value, st.tensor.quant_scale);
+      break;
+    case PROP_QUANT_ZERO_POINT:
+      g_value_set_int(value, st.tensor.zero_point);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum(value, st.tensor.bgr ? GST_EF_CONVERT_CHANNEL_ORDER_BGR
+                                            : GST_EF_CONVERT_CHANNEL_ORDER_RGB);
+      break;
+    case PROP_TENSOR_ID:
+      g_value_set_string(value, g_quark_to_string(st.tensor.id));
+      break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
       const gint turned_w = swap ? plan.crop.h : plan.crop.w;
@@ -577,6 +636,60 @@ GParamFlags rw_flags() {
 }
 GParamFlags ro_flags() {
   return GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+}
+
+GParamSpec *channel_values_spec(const char *name, const char *nick, const char *blurb) {
+  return gst_param_spec_array(
+      name, nick, blurb,
+      g_param_spec_double("value", "value", "value", -G_MAXDOUBLE, G_MAXDOUBLE, 0,
+                          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+      rw_flags());
+}
+
+// For tensor outputs (other/tensors caps); images ignore them. Checked where
+// used: at negotiation, and each frame, with an error on the bus.
+void install_tensor_properties(GObjectClass *object_class) {
+  g_object_class_install_property(
+      object_class, PROP_MEAN,
+      channel_values_spec("mean", "Mean",
+                          "Tensor outputs: subtracted from each channel value x (0-255 units) "
+                          "before dividing by std: (x - mean) / std. One value for every "
+                          "channel, or one per channel in the tensor's channel order (with "
+                          "channel-order=bgr, blue first), e.g. <123.675, 116.28, 103.53>"));
+  g_object_class_install_property(
+      object_class, PROP_STD,
+      channel_values_spec("std", "Standard deviation",
+                          "Tensor outputs: each channel value, less mean, is divided by it "
+                          "(0-255 units; above 0). One value for every channel, or one per "
+                          "channel in the tensor's order, e.g. <58.395, 57.12, 57.375>"));
+  g_object_class_install_property(
+      object_class, PROP_QUANT_SCALE,
+      g_param_spec_double(
+          "quant-scale", "Quantisation scale",
+          "uint8 and int8 tensors: q = clamp(round(((x - mean) / std) / quant-scale) + "
+          "quant-zero-point), rounding half to even, clamped to the type; with every default "
+          "a uint8 tensor holds the 8-bit values themselves. Above 0",
+          -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_QUANT_ZERO_POINT,
+      g_param_spec_int("quant-zero-point", "Quantisation zero point",
+                       "uint8 and int8 tensors: added after scaling (see quant-scale); must lie "
+                       "in the tensor's type (int8 -128..127, uint8 0..255)",
+                       -128, 255, 0, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_CHANNEL_ORDER,
+      g_param_spec_enum("channel-order", "Channel order",
+                        "Order of a tensor's three channels: tensor caps carry no colour order "
+                        "(NNStreamer's are order-free), so it is set here. Images do not use it: "
+                        "their format (RGB, BGR, RGBP, BGRP, ...) is their order",
+                        GST_TYPE_EF_CONVERT_CHANNEL_ORDER, GST_EF_CONVERT_CHANNEL_ORDER_RGB,
+                        rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_TENSOR_ID,
+      g_param_spec_string("tensor-id", "Tensor id",
+                          "The id (a GQuark's string) of the tensor in the GstTensorMeta it "
+                          "carries (GStreamer 1.26 and later)",
+                          kDefaultTensorId, rw_flags()));
 }
 
 void install_properties(GObjectClass *object_class) {
@@ -667,6 +780,7 @@ void install_properties(GObjectClass *object_class) {
                         "cost many times what the same compute shader does; a software "
                         "rasterizer is the other way round. Applied when caps are next set",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
+  install_tensor_properties(object_class);
   g_object_class_install_property(
       object_class, PROP_GL_SHADER_IN_USE,
       g_param_spec_string("gl-shader-in-use", "GL shader in use",
@@ -715,5 +829,6 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 static void gst_ef_convert_init(GstEfConvert *self) {
   self->state = new ConvertState();
   ConvertState &s = *self->state;
+  s.settings.tensor.id = g_quark_from_static_string(kDefaultTensorId);
   s.stats.derive([&s](ConvertStats::Values &v) { derive_counters(s, v); });
 }

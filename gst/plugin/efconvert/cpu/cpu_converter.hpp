@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu_pool.hpp"
+#include "cpu_tensor.hpp"
 #include "efconvert/convert_params.hpp"
 #include "ef/result.hpp"
 
@@ -30,5 +31,14 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
 // when the count changes): for tests and tools.
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
                          unsigned threads);
+
+// The same into a tensor: its values from the 8-bit values the conversion
+// into an RGB, BGR, RGBP or GRAY8 frame would give, as `kernel` says
+// (made for params.norm, the tensor's type and channels).
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, const cpu::TensorKernel &kernel,
+                         cpu::Pool &pool);
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, unsigned threads);
 
 }  // namespace ef::gst

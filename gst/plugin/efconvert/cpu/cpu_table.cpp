@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What the CPU backend makes (backend_table.hpp): every format its
 // converter reads, in any memory (GL memory is mapped, which downloads it),
-// to every format its writer makes, in plain memory.
+// to every format its writer makes, in plain memory, and to tensors of
+// every element type its tensor writer makes.
 #include "cpu_converter.hpp"
 #include "efconvert/backend_table.hpp"
 
@@ -24,6 +25,12 @@ const BackendTable &cpu_table() {
       {
           {names_of(cpu_input_formats()), kAnyMemory, OutputKind::Image,
            names_of(cpu_output_formats()), kPlainMemory},
+          // Tensors by the same pass (cpu_tensor.hpp), in their own memory.
+          {names_of(cpu_input_formats()),
+           kAnyMemory,
+           OutputKind::Tensor,
+           {"float32", "float16", "uint8", "int8"},
+           memory_bit(FrameMemory::System)},
       },
   };
   return table;
