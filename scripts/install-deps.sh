@@ -30,6 +30,14 @@ packages=(
   # sanitizer runtimes and plots
   libasan8 libubsan1 libtsan2 python3-matplotlib
 )
+# Debian 13 and later (GStreamer 1.26+): GStreamer's analytics library
+# (gstreamer-analytics-1.0.pc, GstTensorMeta) for efconvert's tensor metas,
+# and onnxruntime, onnx and numpy for the test that feeds efconvert's
+# tensors to a model (tests/examples/tensor_onnx.py). Debian 12 has no
+# onnxruntime and its analytics library predates GstTensorMeta.
+if [ "$VERSION_CODENAME" != bookworm ]; then
+  packages+=(libgstreamer-plugins-bad1.0-dev python3-onnxruntime python3-onnx python3-numpy)
+fi
 mesa=(libegl-mesa0 libgl1-mesa-dri libglx-mesa0 libgbm1 mesa-vulkan-drivers)
 backports=()
 if [ "$VERSION_CODENAME" = bookworm ]; then

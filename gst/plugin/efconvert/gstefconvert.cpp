@@ -31,6 +31,7 @@
 #include "convert_state.hpp"
 #include "frame_plan.hpp"
 #include "output_pool.hpp"
+#include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -324,6 +325,10 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
   s.stats.add(kFrames);
+  if (const TensorSpec *tensor = s.out.tensor()) {
+    describe_tensor(out, *tensor, settings.tensor.id, *params);
+    return GST_FLOW_OK;
+  }
   gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
   GError *raw = nullptr;
   if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
