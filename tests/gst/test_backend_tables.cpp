@@ -111,6 +111,9 @@ GST_START_TEST(test_templates_are_the_union) {
           read = read || ((row.in & memory_bit(m)) && listed(row.inputs, f));
           made = made || (row.kind == OutputKind::Image && (row.out & memory_bit(m)) &&
                           listed(row.outputs, f));
+          // attach-tensor: frames of which a tensor is made go out as they came.
+          made = made || (row.kind == OutputKind::Tensor && (row.in & memory_bit(m)) &&
+                          listed(row.inputs, f));
         }
       }
       const char *feature = m == FrameMemory::Gl       ? "memory:GLMemory"

@@ -404,6 +404,69 @@ GST_START_TEST(test_properties) {
 }
 GST_END_TEST;
 
+// attach-tensor: the frame goes through as it came (the same memory, its
+// identity and metas) with the tensor made of it attached, the same bytes
+// as a tensor output of that frame, mapping back onto the frame.
+GST_START_TEST(test_attach_mode) {
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  const std::string tensor_caps = "other/tensors, types=uint8, dimensions=3:32:32:1";
+  GstBuffer *source = test_frame(in);
+  GstBuffer *frame = memfd_frame(in, 0);
+  {
+    GstMapInfo from, to;
+    gst_buffer_map(source, &from, GST_MAP_READ);
+    gst_buffer_map(frame, &to, GST_MAP_WRITE);
+    std::memcpy(to.data, from.data, from.size);
+    gst_buffer_unmap(frame, &to);
+    gst_buffer_unmap(source, &from);
+  }
+  fail_unless(gst_buffer_add_ef_identity_meta(frame, nullptr));
+  GstHarness *h = gst_harness_new_parse(
+      ("efconvert backend=cpu attach-tensor=\"" + tensor_caps + "\"").c_str());
+  const std::string caps = caps_text(in);
+  gst_harness_set_caps_str(h, caps.c_str(), caps.c_str());
+  GstMemory *memory = gst_buffer_peek_memory(frame, 0);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  fail_unless(gst_buffer_peek_memory(out, 0) == memory, "the frame's memory did not go through");
+  fail_unless(gst_buffer_get_ef_identity_meta(out), "the frame's identity was lost");
+  GstEfTensorMeta *meta = gst_buffer_get_ef_tensor_meta(out);
+  fail_unless(meta && meta->tensor);
+  fail_unless_equals_int(meta->type, GST_EF_TENSOR_TYPE_UINT8);
+  fail_unless_equals_int(meta->layout, GST_EF_TENSOR_LAYOUT_NHWC);
+  fail_unless(meta->channels == 3 && meta->width == 32 && meta->height == 32);
+  gdouble x = 0, y = 0;
+  fail_unless(gst_ef_tensor_meta_map_to_input(meta, 16, 16, &x, &y));
+  fail_unless(std::abs(x - 32) < 1e-9 && std::abs(y - 24) < 1e-9, "(16, 16) -> (%g, %g)", x, y);
+  fail_unless(gst_ef_tensor_meta_map_to_input(meta, 0, 4, &x, &y));
+  fail_unless(std::abs(x) < 1e-9 && std::abs(y) < 1e-9, "(0, 4) -> (%g, %g)", x, y);
+  GstBuffer *alone = run_one({caps, tensor_caps, ""}, frame);
+  GstMapInfo a, b;
+  fail_unless(gst_buffer_map(meta->tensor, &a, GST_MAP_READ));
+  fail_unless(gst_buffer_map(alone, &b, GST_MAP_READ));
+  fail_unless(a.size == b.size && std::memcmp(a.data, b.data, a.size) == 0,
+              "the attached tensor differs from the tensor output");
+  gst_buffer_unmap(meta->tensor, &a);
+  gst_buffer_unmap(alone, &b);
+  gst_buffer_unref(alone);
+  gst_buffer_unref(out);
+  gst_buffer_unref(frame);
+  gst_buffer_unref(source);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// attach-tensor caps efconvert makes no tensor of: an error naming them.
+GST_START_TEST(test_attach_refused) {
+  GstHarness *h =
+      gst_harness_new_parse("efconvert backend=cpu attach-tensor=\"other/tensors, types=int32\"");
+  expect_caps_refused(h, "video/x-raw, format=NV12, width=64, height=48",
+                      "video/x-raw, format=NV12, width=64, height=48",
+                      "efconvert makes no such tensor");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *tensor_suite() {
   Suite *s = suite_create("efconvert_tensor");
   TCase *tc = tcase_create("tensor");
@@ -416,6 +479,8 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_bad_caps_refused);
   tcase_add_test(tc, test_bad_setting_while_playing);
   tcase_add_test(tc, test_properties);
+  tcase_add_test(tc, test_attach_mode);
+  tcase_add_test(tc, test_attach_refused);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -194,6 +194,16 @@ std::string src_template_caps() {
   for (FrameMemory m : kMemories)
     if (const auto formats = images_out_in(m); !formats.empty())
       text += (text.empty() ? "" : ";") + template_text(m, formats, false);
+  // attach-tensor: frames go out as they came, where a backend makes
+  // tensors of them.
+  for (FrameMemory m : kMemories)
+    if (const auto formats = union_of(
+            [&](const Production &row) {
+              return row.kind == OutputKind::Tensor && (row.in & memory_bit(m));
+            },
+            false);
+        !formats.empty())
+      text += ";" + template_text(m, formats, true);
   if (const auto types = tensor_types(); !types.empty())
     text += std::string(";") + kTensorsMedia +
             ", format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
@@ -279,6 +289,30 @@ std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps
     return std::nullopt;
   }
   return Negotiated{caps->in.info, OutputSpec(*spec)};
+}
+
+GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *incaps,
+                              GstCaps *outcaps, GstVideoOrientationMethod turn) {
+  if (!gst_caps_can_intersect(incaps, outcaps)) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("attach-tensor passes frames through: the output caps must be the input's"),
+                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return nullptr;
+  }
+  GstCaps *made = retarget_caps(GST_PAD_SINK, incaps, attach);
+  for (guint i = gst_caps_get_size(made); i-- > 0;)
+    if (!is_tensor_structure(gst_caps_get_structure(made, i)))
+      gst_caps_remove_structure(made, i);
+  if (gst_caps_is_empty(made)) {
+    gchar *text = gst_caps_to_string(attach);
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("attach-tensor %s: efconvert makes no such tensor of these frames", text),
+                      ("in %" GST_PTR_FORMAT, incaps));
+    g_free(text);
+    gst_caps_unref(made);
+    return nullptr;
+  }
+  return fixate_output_caps(GST_PAD_SINK, incaps, made, turn);
 }
 
 bool is_gl_caps(GstCaps *caps) {

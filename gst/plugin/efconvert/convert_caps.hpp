@@ -47,6 +47,12 @@ struct Negotiated {
 std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps, GstCaps *outcaps,
                                             const TensorSettings &tensor);
 
+// attach-tensor's caps made fixed for `incaps` (as fixate_caps would make
+// them, the input's size turned by `turn` where they name none), or null
+// with an error posted: not tensor caps, or none efconvert makes.
+GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *incaps,
+                              GstCaps *outcaps, GstVideoOrientationMethod turn);
+
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);
 

@@ -13,6 +13,7 @@
 #include "backend.hpp"
 #include "common/cache_capacity.hpp"
 #include "common/frame_errors.hpp"
+#include "common/gst_ptr.hpp"
 #include "convert_counters.hpp"
 #include "convert_params.hpp"
 #include "ef/import_cache.hpp"
@@ -47,13 +48,15 @@ struct ConvertState {
   std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
+  CapsPtr attach;  // attach-tensor: negotiation reads it, so it is no per-frame setting
   // Stream state: made by set_caps from the caps and the settings, read by
   // the streaming thread, dropped by stop (drop_stream).
   GstVideoInfo in_info{};
   OutputSpec out;  // what the backend makes: an image or a tensor
   std::unique_ptr<ConvertBackend> backend;
-  BackendStats retired;  // what replaced backends counted
-  std::string reason;    // why this backend, unless it says itself
+  ObjectPtr<GstBufferPool> attach_pool;  // the tensors attach-tensor attaches
+  BackendStats retired;                  // what replaced backends counted
+  std::string reason;                    // why this backend, unless it says itself
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif

@@ -22,6 +22,7 @@
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
@@ -68,6 +69,7 @@ constexpr guint PROP_QUANT_SCALE = PROP_STD + 1;
 constexpr guint PROP_QUANT_ZERO_POINT = PROP_QUANT_SCALE + 1;
 constexpr guint PROP_CHANNEL_ORDER = PROP_QUANT_ZERO_POINT + 1;
 constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
+constexpr guint PROP_ATTACH_TENSOR = PROP_TENSOR_ID + 1;
 constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 
@@ -194,8 +196,17 @@ Settings copy_settings(ConvertState &s) {
   return s.settings;
 }
 
-GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
-                                       GstCaps *filter) {
+GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                       GstCaps *caps, GstCaps *filter) {
+  ConvertState &s = state_of(trans);
+  bool attach;
+  {
+    std::lock_guard lock(s.lock);
+    attach = s.attach != nullptr;
+  }
+  // attach-tensor: the frames go through as they are.
+  if (attach)
+    return apply_caps_filter(gst_caps_ref(caps), filter);
   return retarget_caps(direction, caps, filter);
 }
 
@@ -238,15 +249,35 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
-  auto caps = negotiated_output(GST_ELEMENT(self), incaps, outcaps, settings.tensor);
+  // attach-tensor: the output is the tensor those caps describe, made of
+  // the frame, which goes through in place.
+  CapsPtr attached;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.attach)
+      attached.reset(gst_caps_ref(s.attach.get()));
+  }
+  CapsPtr made(gst_caps_ref(outcaps));
+  if (attached) {
+    made.reset(attached_tensor_caps(GST_ELEMENT(self), attached.get(), incaps, outcaps,
+                                    effective_direction(settings)));
+    if (!made)
+      return FALSE;
+  }
+  auto caps = negotiated_output(GST_ELEMENT(self), incaps, made.get(), settings.tensor);
   if (!caps)
     return FALSE;
   s.in_info = caps->in;
   s.out = caps->out;
-  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, outcaps);
+  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, made.get());
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
+  s.attach_pool.reset(attached ? make_tensor_pool(GST_ELEMENT(self), s.out.tensor()->size())
+                               : nullptr);
+  if (attached && !s.attach_pool)
+    return FALSE;
+  gst_base_transform_set_in_place(trans, attached != nullptr);
   GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
                   s.backend->name());
   return TRUE;
@@ -302,15 +333,17 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
                             preferred.get());
 }
 
-GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
-  auto *self = GST_EF_CONVERT(trans);
+// `in` converted into `out` by the backend, with the settings copied for
+// the frame and its plan; a bad frame goes by the max-errors rule.
+GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, Settings &settings,
+                            ConvertParams &plan) {
   ConvertState &s = state_of(self);
   GstElement *element = GST_ELEMENT(self);
   auto layout = locate_planes(in, s.in_info);
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
-  const Settings settings = copy_settings(s);  // once per frame
+  settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
   if (!params)
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
@@ -325,6 +358,18 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
   s.stats.add(kFrames);
+  plan = *params;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  Settings settings;
+  ConvertParams plan;
+  if (GstFlowReturn ret = convert_frame(self, in, out, settings, plan); ret != GST_FLOW_OK)
+    return ret;
+  const ConvertParams *params = &plan;
   if (const TensorSpec *tensor = s.out.tensor()) {
     describe_tensor(out, *tensor, settings.tensor.id, *params);
     return GST_FLOW_OK;
@@ -335,6 +380,28 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
     ErrorPtr error(raw);
     GST_LOG_OBJECT(self, "output carries no identity: %s", error->message);
   }
+  return GST_FLOW_OK;
+}
+
+// attach-tensor: the frame goes on as it came (its memory, identity and
+// metas) with the tensor made of it attached.
+GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *frame) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  const TensorSpec *spec = s.out.tensor();
+  GstBuffer *tensor = nullptr;
+  if (!spec || !s.attach_pool ||
+      gst_buffer_pool_acquire_buffer(s.attach_pool.get(), &tensor, nullptr) != GST_FLOW_OK) {
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("No tensor buffer to attach"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  BufferPtr owned(tensor);
+  Settings settings;
+  ConvertParams plan;
+  if (GstFlowReturn ret = convert_frame(self, frame, tensor, settings, plan); ret != GST_FLOW_OK)
+    return ret;
+  describe_tensor(tensor, *spec, settings.tensor.id, plan);
+  attach_tensor(frame, tensor, *spec, settings.tensor.id);
   return GST_FLOW_OK;
 }
 
@@ -384,6 +451,9 @@ gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   replace_backend(s, nullptr);
   gst_video_info_init(&s.in_info);
   s.out = OutputSpec();
+  if (s.attach_pool)
+    gst_buffer_pool_set_active(s.attach_pool.get(), FALSE);
+  s.attach_pool.reset();
   s.errors.reset();
   return TRUE;
 }
@@ -532,6 +602,12 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         st.tensor.id = g_quark_from_string(g_value_get_string(value) ? g_value_get_string(value)
                                                                      : kDefaultTensorId);
         break;
+      case PROP_ATTACH_TENSOR: {
+        const GstCaps *caps = gst_value_get_caps(value);
+        s.attach.reset(caps ? gst_caps_copy(caps) : nullptr);
+        renegotiate = true;
+        break;
+      }
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -613,6 +689,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     case PROP_TENSOR_ID:
       g_value_set_string(value, g_quark_to_string(st.tensor.id));
       break;
+    case PROP_ATTACH_TENSOR:
+      gst_value_set_caps(value, s.attach.get());
+      break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
       const gint turned_w = swap ? plan.crop.h : plan.crop.w;
@@ -689,6 +768,18 @@ void install_tensor_properties(GObjectClass *object_class) {
                         "their format (RGB, BGR, RGBP, BGRP, ...) is their order",
                         GST_TYPE_EF_CONVERT_CHANNEL_ORDER, GST_EF_CONVERT_CHANNEL_ORDER_RGB,
                         rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_ATTACH_TENSOR,
+      g_param_spec_boxed(
+          "attach-tensor", "Attach tensor",
+          "Tensor caps (other/tensors, types=..., dimensions=...: what downstream would ask "
+          "for; no dimensions: the input's turned size). When set, frames go through unchanged "
+          "(their memory, identity and metas; the source pad's caps are the sink pad's) with "
+          "the tensor made of each attached as a GstEfTensorMeta (and a GstTensorMeta with "
+          "GStreamer 1.26+); the tensor's buffer carries the GstEfTransformMeta that maps "
+          "tensor pixels to the frame's. NULL (the default): the tensor or image is the output",
+          GST_TYPE_CAPS,
+          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property(
       object_class, PROP_TENSOR_ID,
       g_param_spec_string("tensor-id", "Tensor id",
@@ -821,6 +912,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->propose_allocation = gst_ef_convert_propose_allocation;
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;
   trans_class->transform = gst_ef_convert_transform;
+  trans_class->transform_ip = gst_ef_convert_transform_ip;
   trans_class->generate_output = gst_ef_convert_generate_output;
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;

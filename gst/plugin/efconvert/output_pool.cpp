@@ -121,6 +121,20 @@ gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps,
   return FALSE;
 }
 
+GstBufferPool *make_tensor_pool(GstElement *element, gsize size) {
+  GstBufferPool *pool = gst_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, nullptr, guint(size), 2, 0);
+  ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+  gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
+  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+    gst_object_unref(pool);
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot make the tensor pool"), (nullptr));
+    return nullptr;
+  }
+  return pool;
+}
+
 #ifdef EF_HAVE_GSTGL
 gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
                                GstCaps *caps, const GstVideoInfo &info) {

@@ -27,6 +27,10 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
 // offers where it takes these caps, else our own pool of fd-backed memory.
 gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size);
 
+// An active pool of our own fd-backed memory for tensors of `size` bytes
+// (attach-tensor's), or null with an error posted.
+GstBufferPool *make_tensor_pool(GstElement *element, gsize size);
+
 #ifdef EF_HAVE_GSTGL
 // GL textures out: a downstream GstGLBufferPool, else one of ours.
 gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
