@@ -2,6 +2,8 @@
 #include "tensor_metas.hpp"
 
 #include <gst/ef/gstef.h>
+
+#include "common/output_metas.hpp"
 #ifdef EF_HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
 #endif
@@ -47,8 +49,9 @@ void put_gst_tensor_meta(GstBuffer *buffer, GstBuffer *data, const TensorSpec &s
 
 void describe_tensor(GstBuffer *tensor, const TensorSpec &spec, GQuark id,
                      const ConvertParams &params) {
-  gst_buffer_add_ef_transform_meta(tensor, &params.crop, &params.content, params.direction);
-  gst_buffer_add_ef_identity_meta(tensor, nullptr);  // none where its memory has none
+  // Pooled: a tensor buffer of our pool adds no meta once warm.
+  put_transform_meta(tensor, params.crop, params.content, params.direction);
+  put_identity_meta(tensor, tensor);  // none where its memory has none
 #ifdef EF_HAVE_GST_ANALYTICS
   // Over the same memory: a buffer holding this one would hold itself.
   GstBuffer *data = gst_buffer_new();

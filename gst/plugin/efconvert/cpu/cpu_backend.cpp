@@ -105,9 +105,11 @@ class CpuBackend : public ConvertBackend {
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output tensor"};
-    Result<void> done = Error{EINVAL, "the output buffer of " + std::to_string(map.size) +
-                                          " bytes is smaller than " + describe(tensor)};
-    if (map.size >= tensor.size()) {
+    Result<void> done;
+    if (map.size < tensor.size()) {
+      done = Error{EINVAL, "the output buffer of " + std::to_string(map.size) +
+                               " bytes is smaller than " + describe(tensor)};
+    } else {
       // Made again only when the values change (a property while playing).
       if (!kernel_ || kernel_norm_ != params.norm) {
         kernel_.emplace(tensor.type, params.norm, tensor.channels);

@@ -301,8 +301,7 @@ Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
     return Error{EINVAL, "no CPU conversion to " + describe(spec)};
   cpu::DstKind kind;
   cpu::dst_kind_of(cpu::TensorWriter::staging_format(spec, params.norm.bgr), kind);
-  const std::string name = describe(spec);
-  const Destination d{name.c_str(), kind, spec.width, spec.height};
+  const Destination d{"tensors", kind, spec.width, spec.height};
   return convert_into(src, d, params, pool, [&](cpu::YuvMatrix matrix, cpu::Arena &arena) {
     return cpu::TensorWriter(dst, params, matrix, kernel, arena);
   });

@@ -85,13 +85,20 @@ EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t blocks, c
   }
   const __m256 lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
   const __m256i zp = _mm256_set1_epi32(zero_point);
+  // float32 rows that start on 32 bytes (a 640-wide row does) stream past
+  // the cache: the tensor is 4 times the bytes of the image, and a store
+  // that first reads its line would double the traffic.
+  const bool stream = T == TensorType::Float32 && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
   for (size_t k = 0; k < blocks; ++k, in += 24)
     for (int j = 0; j < 3; ++j) {
       const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(in + 8 * j));
       const __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
       const __m256 v = _mm256_fmadd_ps(x, a[j], b[j]);
       if constexpr (T == TensorType::Float32) {
-        _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
+        if (stream)
+          _mm256_stream_ps(reinterpret_cast<float *>(out), v);
+        else
+          _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
         out += 32;
       } else if constexpr (T == TensorType::Float16) {
         _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
@@ -109,6 +116,8 @@ EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t blocks, c
         out += 8;
       }
     }
+  if (stream)
+    _mm_sfence();  // streamed stores are weakly ordered: done before the frame is
 }
 #endif
 
@@ -185,9 +194,24 @@ void TensorKernel::run(const uint8_t *in, void *out, size_t n,
     done = blocks * 24;
   }
 #endif
-  for (size_t i = done; i < n; ++i)
-    std::memcpy(o + i * bytes_, table_[channel[i % period]].data() + size_t(in[i]) * bytes_,
-                bytes_);
+  switch (bytes_) {  // the rest from the tables, a fixed size a copy
+    case 4:
+      tail<4>(in, o, done, n, channel, period);
+      break;
+    case 2:
+      tail<2>(in, o, done, n, channel, period);
+      break;
+    default:
+      tail<1>(in, o, done, n, channel, period);
+      break;
+  }
+}
+
+template <size_t Bytes>
+void TensorKernel::tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
+                        const std::array<unsigned, 3> &channel, unsigned period) const {
+  for (size_t i = from; i < n; ++i)
+    std::memcpy(out + i * Bytes, table_[channel[i % period]].data() + size_t(in[i]) * Bytes, Bytes);
 }
 
 void TensorKernel::interleaved(const uint8_t *in, void *out, size_t n) const {

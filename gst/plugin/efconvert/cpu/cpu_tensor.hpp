@@ -43,6 +43,9 @@ class TensorKernel {
  private:
   void run(const uint8_t *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
+  template <size_t Bytes>
+  void tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
+            const std::array<unsigned, 3> &channel, unsigned period) const;
 
   TensorType type_;
   unsigned channels_;
