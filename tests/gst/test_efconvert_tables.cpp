@@ -27,6 +27,24 @@ bool contains(const std::string &s, const char *text) {
 
 }  // namespace
 
+// Tensors only the CPU backend makes: auto takes it for tensor caps.
+GST_START_TEST(test_tensor_takes_cpu) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv");
+  gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48",
+                           "other/tensors, types=float16, dimensions=32:32:3:1");
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  fail_unless_equals_int(gst_harness_push(h, system_frame(in, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstElement *conv = harness_element(h, "conv");
+  const std::string reason = string_property(conv, "backend-reason");
+  fail_unless(string_property(conv, "backend-in-use") == "cpu");
+  fail_unless(
+      contains(reason, "only the CPU backend converts NV12") && contains(reason, "float16 tensors"),
+      "%s", reason.c_str());
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Y444, YV12 and Y42B only the CPU backend reads: auto takes it, and says so.
 GST_START_TEST(test_cpu_only_input_takes_cpu) {
   for (GstVideoFormat f : {GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B}) {
@@ -56,6 +74,13 @@ GST_START_TEST(test_asked_backend_lacks_the_conversion) {
                       "backend=gl cannot convert Y444 in system memory to RGB frames in system "
                       "memory");
   gst_harness_teardown(gl);
+  // Tensors only the CPU backend makes (for now).
+  GstHarness *gl_tensor = gst_harness_new_parse("efconvert backend=gl");
+  expect_caps_refused(gl_tensor, "video/x-raw, format=NV12, width=64, height=48",
+                      "other/tensors, types=float32, dimensions=3:32:32:1",
+                      "backend=gl cannot convert NV12 in system memory to float32 tensors in "
+                      "system memory");
+  gst_harness_teardown(gl_tensor);
   GstHarness *cpu = gst_harness_new_parse("efconvert backend=cpu");
   expect_caps_refused(cpu, "video/x-raw, format=NV12, width=64, height=48",
                       "video/x-raw(memory:GLMemory), format=RGBA, width=32, height=32",
@@ -70,6 +95,7 @@ static Suite *tables_suite() {
   TCase *tc = tcase_create("tables");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_cpu_only_input_takes_cpu);
+  tcase_add_test(tc, test_tensor_takes_cpu);
   tcase_add_test(tc, test_asked_backend_lacks_the_conversion);
   suite_add_tcase(s, tc);
   return s;
