@@ -75,8 +75,9 @@ struct Lanes {
   alignas(32) float offset[24];
 };
 
+// `chunks` runs of 8 values; run k takes vector k % 3 of the lanes.
 template <TensorType T>
-EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t blocks, const Lanes &l,
+EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t chunks, const Lanes &l,
                                float low, float high, int zero_point) {
   __m256 a[3], b[3];
   for (int j = 0; j < 3; ++j) {
@@ -89,33 +90,31 @@ EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t blocks, c
   // the cache: the tensor is 4 times the bytes of the image, and a store
   // that first reads its line would double the traffic.
   const bool stream = T == TensorType::Float32 && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
-  for (size_t k = 0; k < blocks; ++k, in += 24)
-    for (int j = 0; j < 3; ++j) {
-      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(in + 8 * j));
-      const __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
-      const __m256 v = _mm256_fmadd_ps(x, a[j], b[j]);
-      if constexpr (T == TensorType::Float32) {
-        if (stream)
-          _mm256_stream_ps(reinterpret_cast<float *>(out), v);
-        else
-          _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
-        out += 32;
-      } else if constexpr (T == TensorType::Float16) {
-        _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
-                         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-        out += 16;
-      } else {
-        // Clamped first, so the rounding (to even, MXCSR's default) and
-        // the packs never see a value beyond the type.
-        const __m256i q =
-            _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi)), zp);
-        const __m128i w =
-            _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
-        _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
-        out += 8;
-      }
+  for (size_t k = 0, j = 0; k < chunks; ++k, in += 8, j = j == 2 ? 0 : j + 1) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(in));
+    const __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
+    const __m256 v = _mm256_fmadd_ps(x, a[j], b[j]);
+    if constexpr (T == TensorType::Float32) {
+      if (stream)
+        _mm256_stream_ps(reinterpret_cast<float *>(out), v);
+      else
+        _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
+      out += 32;
+    } else if constexpr (T == TensorType::Float16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
+                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+      out += 16;
+    } else {
+      // Clamped first, so the rounding (to even, MXCSR's default) and
+      // the packs never see a value beyond the type.
+      const __m256i q =
+          _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi)), zp);
+      const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+      const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+      _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
+      out += 8;
     }
+  }
   if (stream)
     _mm_sfence();  // streamed stores are weakly ordered: done before the frame is
 }
@@ -170,28 +169,28 @@ void TensorKernel::run(const uint8_t *in, void *out, size_t n,
   auto *o = static_cast<uint8_t *>(out);
   size_t done = 0;
 #ifdef EF_TENSOR_AVX2
-  if (simd_ && n >= 24) {
+  if (simd_ && n >= 8) {
     Lanes l;
     for (int j = 0; j < 24; ++j) {
       l.scale[j] = scale_[channel[unsigned(j) % period]];
       l.offset[j] = offset_[channel[unsigned(j) % period]];
     }
-    const size_t blocks = n / 24;
+    const size_t chunks = n / 8;
     switch (type_) {
       case TensorType::Float32:
-        run_avx2<TensorType::Float32>(in, o, blocks, l, low_, high_, zero_point_);
+        run_avx2<TensorType::Float32>(in, o, chunks, l, low_, high_, zero_point_);
         break;
       case TensorType::Float16:
-        run_avx2<TensorType::Float16>(in, o, blocks, l, low_, high_, zero_point_);
+        run_avx2<TensorType::Float16>(in, o, chunks, l, low_, high_, zero_point_);
         break;
       case TensorType::Uint8:
-        run_avx2<TensorType::Uint8>(in, o, blocks, l, low_, high_, zero_point_);
+        run_avx2<TensorType::Uint8>(in, o, chunks, l, low_, high_, zero_point_);
         break;
       case TensorType::Int8:
-        run_avx2<TensorType::Int8>(in, o, blocks, l, low_, high_, zero_point_);
+        run_avx2<TensorType::Int8>(in, o, chunks, l, low_, high_, zero_point_);
         break;
     }
-    done = blocks * 24;
+    done = chunks * 8;
   }
 #endif
   switch (bytes_) {  // the rest from the tables, a fixed size a copy
@@ -251,26 +250,17 @@ TensorWriter::TensorWriter(const TensorTarget &target, const ConvertParams &para
       row_values_(size_t(target.spec.width) * (planar_ ? 1 : target.spec.channels)) {
   staging_row_ = aligned(row_values_);
   staging_bytes_ = aligned(staging_row_ * kChunkRows * planes_);
-  // A border row's values, made once for the frame from the border's 8-bit
-  // row as the staging writer makes it (the fill colour, its luma for one
-  // channel).
+  // A border row's 8-bit values, made once for the frame as the staging
+  // writer makes them (the fill colour, its luma for one channel).
   const GstVideoRectangle &c = params.content;
   const int border = c.y > 0 ? 0 : c.y + c.h < target.spec.height ? target.spec.height - 1 : -1;
   if (border < 0)
     return;
   uint8_t *bytes = arena.take(staging_row_ * planes_);
-  Planes frame{};
   for (unsigned p = 0; p < planes_; ++p)
-    frame[p] = {bytes + p * staging_row_, int(staging_row_), target.spec.width, 1,
+    fill_[p] = {bytes + p * staging_row_, int(staging_row_), target.spec.width, 1,
                 planar_ ? 1 : int(target.spec.channels)};
-  staging_.write_into(frame, border, Image{}, border, border + 1, nullptr);
-  for (unsigned p = 0; p < planes_; ++p) {
-    fill_rows_[p] = arena.take(row_values_ * kernel_.element_bytes());
-    if (planar_)
-      kernel_.plane(frame[bgr_ ? 2 - p : p].data, fill_rows_[p], row_values_, p);
-    else
-      kernel_.interleaved(frame[0].data, fill_rows_[p], row_values_);
-  }
+  staging_.write_into(fill_, border, Image{}, border, border + 1, nullptr);
 }
 
 size_t TensorWriter::strip_bytes(const Image &image) const {
@@ -289,10 +279,21 @@ void TensorWriter::write_rows(const Image &image, int y0, int y1, uint8_t *strip
   content_rows(image, std::max(y0, top), std::min(y1, bottom), strip);
 }
 
+// The border's 8-bit row through the kernel, as any row: the same values,
+// and float32 streamed like the content's.
 void TensorWriter::border_rows(int y0, int y1) const {
   for (int y = y0; y < y1; ++y)
-    for (unsigned p = 0; p < planes_; ++p)
-      std::memcpy(row(p, y), fill_rows_[p], row_values_ * kernel_.element_bytes());
+    expand_row(fill_, 0, y);
+}
+
+// Row r of the staging planes `from` into tensor row y.
+void TensorWriter::expand_row(const Planes &from, int r, int y) const {
+  for (unsigned p = 0; p < planes_; ++p) {
+    if (planar_)  // tensor channel p from colour plane R, G or B
+      kernel_.plane(from[bgr_ ? 2 - p : p].row(r), row(p, y), row_values_, p);
+    else
+      kernel_.interleaved(from[0].row(r), row(p, y), row_values_);
+  }
 }
 
 void TensorWriter::content_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
@@ -304,12 +305,7 @@ void TensorWriter::content_rows(const Image &image, int y0, int y1, uint8_t *str
                   planar_ ? 1 : int(target_.spec.channels)};
     staging_.write_into(frame, c, image, c, c + n, strip + staging_bytes_);
     for (int r = 0; r < n; ++r)
-      for (unsigned p = 0; p < planes_; ++p) {
-        if (planar_)  // tensor channel p from colour plane R, G or B
-          kernel_.plane(frame[bgr_ ? 2 - p : p].row(r), row(p, c + r), row_values_, p);
-        else
-          kernel_.interleaved(frame[0].row(r), row(p, c + r), row_values_);
-      }
+      expand_row(frame, r, c + r);
   }
 }
 

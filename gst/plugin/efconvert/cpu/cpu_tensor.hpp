@@ -82,6 +82,7 @@ class TensorWriter : public RowWriter {
   // Tensor plane p (NHWC: the only one), row y.
   uint8_t *row(unsigned p, int y) const;
   void border_rows(int y0, int y1) const;
+  void expand_row(const Planes &from, int r, int y) const;
   void content_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
 
   TensorTarget target_;
@@ -94,7 +95,7 @@ class TensorWriter : public RowWriter {
   size_t row_values_;       // values in a row of a tensor plane
   size_t staging_row_ = 0;  // bytes of a staging row (of one plane)
   size_t staging_bytes_ = 0;
-  std::array<uint8_t *, 3> fill_rows_{};  // a border row of each tensor plane
+  Planes fill_{};  // a border row of 8-bit values in each staging plane
 };
 
 }  // namespace ef::gst::cpu
