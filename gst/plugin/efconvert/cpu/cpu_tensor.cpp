@@ -68,17 +68,11 @@ bool have_avx2() {
   return have;
 }
 
-// 24 values a round: three vectors of 8, each with its own scale and
-// offset (a pixel's three channels repeat every 3 values, so every 24).
-struct Lanes {
-  alignas(32) float scale[24];
-  alignas(32) float offset[24];
-};
-
 // `chunks` runs of 8 values; run k takes vector k % 3 of the lanes.
 template <TensorType T>
-EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t chunks, const Lanes &l,
-                               float low, float high, int zero_point) {
+EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t chunks,
+                               const TensorKernel::Lanes &l, float low, float high,
+                               int zero_point) {
   __m256 a[3], b[3];
   for (int j = 0; j < 3; ++j) {
     a[j] = _mm256_load_ps(l.scale + 8 * j);
@@ -151,6 +145,14 @@ TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned cha
       }
     }
   }
+  // The vector path's constants: a plane's channel, or the channels
+  // interleaved (lanes_[3]), made here once rather than for every row.
+  for (unsigned c = 0; c < 4; ++c)
+    for (unsigned j = 0; j < 24; ++j) {
+      const unsigned channel = c < 3 ? c : j % channels_;
+      lanes_[c].scale[j] = scale_[channel];
+      lanes_[c].offset[j] = offset_[channel];
+    }
 #ifdef EF_TENSOR_AVX2
   simd_ = have_avx2();
   // The vector path quantises in float: it runs only where it gives every
@@ -170,11 +172,7 @@ void TensorKernel::run(const uint8_t *in, void *out, size_t n,
   size_t done = 0;
 #ifdef EF_TENSOR_AVX2
   if (simd_ && n >= 8) {
-    Lanes l;
-    for (int j = 0; j < 24; ++j) {
-      l.scale[j] = scale_[channel[unsigned(j) % period]];
-      l.offset[j] = offset_[channel[unsigned(j) % period]];
-    }
+    const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3];
     const size_t chunks = n / 8;
     switch (type_) {
       case TensorType::Float32:

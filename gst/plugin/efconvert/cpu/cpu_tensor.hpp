@@ -29,6 +29,14 @@ namespace ef::gst::cpu {
 // the kernel is made).
 class TensorKernel {
  public:
+  // The vector path's constants for 24 values a round: three vectors of
+  // 8, each with its own scale and offset (a pixel's three channels repeat
+  // every 3 values, so every 24).
+  struct Lanes {
+    alignas(32) float scale[24];
+    alignas(32) float offset[24];
+  };
+
   TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels);
 
   TensorType type() const { return type_; }
@@ -54,6 +62,7 @@ class TensorKernel {
   float low_ = 0, high_ = 0;  // quantised: the clamp before rounding (range - zero point)
   int zero_point_ = 0;
   bool simd_ = false;
+  std::array<Lanes, 4> lanes_{};  // channel 0, 1, 2 alone; [3] interleaved
   // [channel][x]: the value's bytes (element_bytes() each).
   std::array<std::array<uint8_t, 256 * 4>, 3> table_{};
 };
