@@ -370,16 +370,10 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   if (GstFlowReturn ret = convert_frame(self, in, out, settings, plan); ret != GST_FLOW_OK)
     return ret;
   const ConvertParams *params = &plan;
-  if (const TensorSpec *tensor = s.out.tensor()) {
-    describe_tensor(out, *tensor, settings.tensor.id, *params);
-    return GST_FLOW_OK;
-  }
-  gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
-  GError *raw = nullptr;
-  if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
-    ErrorPtr error(raw);
-    GST_LOG_OBJECT(self, "output carries no identity: %s", error->message);
-  }
+  if (!describe_output(out, *params))
+    GST_LOG_OBJECT(self, "output carries no identity");
+  if (const TensorSpec *tensor = s.out.tensor())
+    add_tensor_meta(out, *tensor, settings.tensor.id);
   return GST_FLOW_OK;
 }
 
@@ -400,7 +394,8 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
   ConvertParams plan;
   if (GstFlowReturn ret = convert_frame(self, frame, tensor, settings, plan); ret != GST_FLOW_OK)
     return ret;
-  describe_tensor(tensor, *spec, settings.tensor.id, plan);
+  describe_output(tensor, plan);
+  add_tensor_meta(tensor, *spec, settings.tensor.id);
   attach_tensor(frame, tensor, *spec, settings.tensor.id);
   return GST_FLOW_OK;
 }

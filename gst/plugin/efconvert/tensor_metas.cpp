@@ -47,17 +47,19 @@ void put_gst_tensor_meta(GstBuffer *buffer, GstBuffer *data, const TensorSpec &s
 
 }  // namespace
 
-void describe_tensor(GstBuffer *tensor, const TensorSpec &spec, GQuark id,
-                     const ConvertParams &params) {
-  // Pooled: a tensor buffer of our pool adds no meta once warm.
-  put_transform_meta(tensor, params.crop, params.content, params.direction);
-  put_identity_meta(tensor, tensor);  // none where its memory has none
+bool describe_output(GstBuffer *out, const ConvertParams &params) {
+  put_transform_meta(out, params.crop, params.content, params.direction);
+  return put_identity_meta(out, out);
+}
+
+void add_tensor_meta(GstBuffer *tensor, const TensorSpec &spec, GQuark id) {
 #ifdef EF_HAVE_GST_ANALYTICS
   // Over the same memory: a buffer holding this one would hold itself.
   GstBuffer *data = gst_buffer_new();
   gst_buffer_append_memory(data, gst_buffer_get_memory(tensor, 0));
   put_gst_tensor_meta(tensor, data, spec, id);
 #else
+  (void)tensor;
   (void)spec;
   (void)id;
 #endif
