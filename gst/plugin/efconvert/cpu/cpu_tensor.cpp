@@ -75,8 +75,8 @@ EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t chunks,
                                int zero_point) {
   __m256 a[3], b[3];
   for (int j = 0; j < 3; ++j) {
-    a[j] = _mm256_load_ps(l.scale + 8 * j);
-    b[j] = _mm256_load_ps(l.offset + 8 * j);
+    a[j] = _mm256_loadu_ps(l.scale + 8 * j);
+    b[j] = _mm256_loadu_ps(l.offset + 8 * j);
   }
   const __m256 lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
   const __m256i zp = _mm256_set1_epi32(zero_point);
