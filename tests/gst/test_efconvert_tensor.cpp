@@ -22,6 +22,10 @@
 #include "frames.hpp"
 #include "harness.hpp"
 
+#if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
+#include <gst/analytics/gsttensormeta.h>
+#endif
+
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.
 #include <gst/check/gstcheck.h>
 
@@ -527,6 +531,38 @@ GST_START_TEST(test_non_finite_values) {
 }
 GST_END_TEST;
 
+// Built against GStreamer 1.26+ (its analytics headers here, as where the
+// plugin was built), a tensor buffer also carries a GstTensorMeta of one
+// GstTensor over its own memory, and an attached tensor's frame one over
+// the tensor's: row-major dims, the type, tensor-id. (Read through the
+// struct: the test links no analytics library.)
+GST_START_TEST(test_gst_tensor_meta) {
+#if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstBuffer *frame = test_frame(in);
+  GstBuffer *out = run_one({caps_text(in), "other/tensors, types=int8, dimensions=32:24:3:1",
+                            "tensor-id=model-input quant-zero-point=-128"},
+                           frame);
+  const GType api = g_type_from_name("GstTensorMetaAPI");
+  fail_unless(api != 0, "no GstTensorMeta registered");
+  auto *meta = reinterpret_cast<GstTensorMeta *>(gst_buffer_get_meta(out, api));
+  fail_unless(meta && meta->num_tensors == 1, "no GstTensorMeta of one tensor");
+  const GstTensor *t = meta->tensors[0];
+  fail_unless_equals_int(t->data_type, GST_TENSOR_DATA_TYPE_INT8);
+  fail_unless_equals_int(t->dims_order, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+  fail_unless(t->num_dims == 4 && t->dims[0] == 1 && t->dims[1] == 3 && t->dims[2] == 24 &&
+              t->dims[3] == 32);
+  fail_unless_equals_string(g_quark_to_string(t->id), "model-input");
+  fail_unless(gst_buffer_peek_memory(t->data, 0) == gst_buffer_peek_memory(out, 0),
+              "the GstTensor is not over the tensor's own memory");
+  gst_buffer_unref(out);
+  gst_buffer_unref(frame);
+#else
+  // Before 1.26 there is no GstTensorMeta: nothing to check.
+#endif
+}
+GST_END_TEST;
+
 static Suite *tensor_suite() {
   Suite *s = suite_create("efconvert_tensor");
   TCase *tc = tcase_create("tensor");
@@ -540,6 +576,7 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_bad_setting_while_playing);
   tcase_add_test(tc, test_properties);
   tcase_add_test(tc, test_non_finite_values);
+  tcase_add_test(tc, test_gst_tensor_meta);
   tcase_add_test(tc, test_attach_mode);
   tcase_add_test(tc, test_attach_refused);
   suite_add_tcase(s, tc);
