@@ -44,3 +44,8 @@ for entry in "${benchmarks[@]}"; do
     --benchmark_out_format=json ${BENCH_ARGS:-}
   "$python" "$root/$plot" "$out/$name.json" "$root/docs/bench/$name.png"
 done
+
+# bench_convert's tensor cases (BM_Tensor, in the same run) have a plot of their own.
+if [ -f "$out/convert.json" ]; then
+  "$python" "$root/tests/bench/plot_tensor.py" "$out/convert.json" "$root/docs/bench/tensor.png"
+fi

@@ -50,10 +50,13 @@ fi
 #   libgstreamer-plugins-bad1.0-dev: the only package with
 #     gstreamer-analytics-1.0.pc (GstAnalyticsRelationMeta for libgstef-1.0's
 #     gstefanalytics); it pulls OpenCV's headers in by a hard dependency;
-#   gir1.2-gst-plugins-bad-1.0: GstAnalytics for the Python example.
+#     and efconvert's GstTensorMeta;
+#   gir1.2-gst-plugins-bad-1.0: GstAnalytics for the Python example;
+#   python3-numpy: examples/python/tensor_onnx.py checks efconvert's tensors
+#     against numpy's normalisation of the same frames.
 if [ "$VERSION_CODENAME" != bookworm ]; then
   packages+=(python3-onnx python3-onnxruntime libgstreamer-plugins-bad1.0-dev
-    gir1.2-gst-plugins-bad-1.0)
+    gir1.2-gst-plugins-bad-1.0 python3-numpy)
 fi
 
 sudo=""

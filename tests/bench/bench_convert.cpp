@@ -29,8 +29,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +41,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "alloc_count.hpp"
 #include "efconvert/cpu/cpu_box.hpp"
 #include "efconvert/cpu/cpu_pool.hpp"
 #include "memfd_ring.hpp"
@@ -121,6 +124,9 @@ struct Measured {
   // The last frame's largest byte difference from the libyuv loop's output
   // of the same input, where asked for (-1: not compared).
   int libyuv_difference = -1;
+  // Heap allocations in efconvert's chain per frame of the window (-1: no
+  // efconvert in the case).
+  double allocs_per_frame = -1;
 };
 
 // efconvert's counters that say whether a frame was imported or copied.
@@ -300,8 +306,12 @@ class PipelineRun {
     callbacks.need_data = need_data;
     gst_app_src_set_callbacks(GST_APP_SRC(src), &callbacks, this, nullptr);
     GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    if (work_)
+      gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_work, this, nullptr);
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
     gst_object_unref(pad);
+    if (converter_)
+      count_chain_allocations();
 
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
@@ -310,6 +320,8 @@ class PipelineRun {
     Measured m = window_.frames ? per_frame(window_) : Measured{};
     m.backend = backend_;
     m.libyuv_difference = libyuv_difference_;
+    if (converter_ && window_.frames)
+      m.allocs_per_frame = double(chain_allocations_) / double(window_.frames);
     for (const auto &[name, change] : stats_)
       m.stats[name] = double(change) / double(window_.frames);
     if (!message)
@@ -328,7 +340,44 @@ class PipelineRun {
     return m;
   }
 
+  // Work a stage after the pipeline does on each output, in its streaming
+  // thread (counted in the frame's time): a model's own preprocessing.
+  PipelineRun &with_work(std::function<void(GstBuffer *)> work) {
+    work_ = std::move(work);
+    return *this;
+  }
+
  private:
+  static GstPadProbeReturn on_work(GstPad *, GstPadProbeInfo *info, gpointer self) {
+    static_cast<PipelineRun *>(self)->work_(GST_PAD_PROBE_INFO_BUFFER(info));
+    return GST_PAD_PROBE_OK;
+  }
+
+  // Heap allocations from efconvert's sink pad to its source pad, on the
+  // streaming thread that carries a frame through it (alloc_count.hpp).
+  void count_chain_allocations() {
+    GstPad *in = gst_element_get_static_pad(converter_, "sink");
+    GstPad *out = gst_element_get_static_pad(converter_, "src");
+    gst_pad_add_probe(
+        in, GST_PAD_PROBE_TYPE_BUFFER,
+        [](GstPad *, GstPadProbeInfo *, gpointer self) {
+          static_cast<PipelineRun *>(self)->entered_ = ef::bench::thread_allocations();
+          return GST_PAD_PROBE_OK;
+        },
+        this, nullptr);
+    gst_pad_add_probe(
+        out, GST_PAD_PROBE_TYPE_BUFFER,
+        [](GstPad *, GstPadProbeInfo *, gpointer self) {
+          auto *run = static_cast<PipelineRun *>(self);
+          if (run->window_.started() && !run->complete_.load(std::memory_order_acquire))
+            run->chain_allocations_ += ef::bench::thread_allocations() - run->entered_;
+          return GST_PAD_PROBE_OK;
+        },
+        this, nullptr);
+    gst_object_unref(in);
+    gst_object_unref(out);
+  }
+
   static void need_data(GstAppSrc *src, guint, gpointer self) {
     auto *run = static_cast<PipelineRun *>(self);
     if (run->complete_.load(std::memory_order_acquire))
@@ -389,6 +438,8 @@ class PipelineRun {
   std::atomic<bool> complete_{false};
   const bool compare_;
   int libyuv_difference_ = -1;
+  std::function<void(GstBuffer *)> work_;
+  uint64_t entered_ = 0, chain_allocations_ = 0;
 };
 
 Measured run_libyuv(MemfdRing &ring, GstVideoFormat format) {
@@ -523,6 +574,8 @@ void report(benchmark::State &state, const Measured &net, const Measured &gross,
   counters["frames"] = double(gross.frames);
   if (gross.libyuv_difference >= 0)
     counters["libyuv_max_diff"] = gross.libyuv_difference;
+  if (gross.allocs_per_frame >= 0)
+    counters["allocs_per_frame"] = gross.allocs_per_frame;
   for (const auto &[name, per_frame] : gross.stats) {
     std::string key = name + "_per_frame";
     std::replace(key.begin(), key.end(), '-', '_');
@@ -683,7 +736,99 @@ std::unique_ptr<MemfdRing> render_ring(int width, int height, std::string &error
 
 }  // namespace
 
+// Model inputs, side by side: 1080p NV12 to a 640x640 letterboxed tensor,
+// float32 NCHW normalised with ImageNet's mean and std, or int8 NHWC
+// quantised, by efconvert cpu in one pass; against its own RGB output,
+// that output normalised afterwards by a plain C loop (what onnxinference
+// does inside), and videoconvert ! videoscale with the same loop.
+constexpr float kMean[3] = {123.675f, 116.28f, 103.53f};
+constexpr float kStd[3] = {58.395f, 57.12f, 57.375f};
+constexpr float kQuantScale = 0.0186f;
+constexpr int kZeroPoint = -14;
+constexpr const char *kNormProps =
+    " mean=\"<123.675, 116.28, 103.53>\" std=\"<58.395, 57.12, 57.375>\"";
+
+struct TensorKind {
+  const char *name;
+  bool int8;  // else float32 NCHW
+};
+
+struct TensorCase {
+  const char *name;
+  bool efconvert;  // else videoconvert ! videoscale
+  bool tensor;     // efconvert's tensor; else RGB
+  bool loop;       // the C loop after the RGB output
+};
+
+constexpr TensorCase kTensorCases[] = {
+    {"efconvert-cpu-tensor", true, true, false},
+    {"efconvert-cpu-rgb", true, false, false},
+    {"efconvert-cpu-rgb-loop", true, false, true},
+    {"videoconvert-videoscale-loop", false, false, true},
+};
+
+std::string tensor_pipeline(const TensorKind &k, const TensorCase &c) {
+  const std::string rgb = " ! video/x-raw,format=RGB,width=640,height=640,pixel-aspect-ratio=1/1";
+  std::string chain =
+      c.efconvert ? "efconvert name=ef backend=cpu" : "videoconvert ! videoscale add-borders=true";
+  if (c.tensor)
+    chain += std::string(kNormProps) +
+             (k.int8 ? " quant-scale=0.0186 quant-zero-point=-14 ! other/tensors,format=static,"
+                       "num_tensors=1,types=int8,dimensions=3:640:640:1"
+                     : " ! other/tensors,format=static,num_tensors=1,types=float32,"
+                       "dimensions=640:640:3:1");
+  else
+    chain += rgb;
+  return "appsrc name=src ! " + chain + " ! fakesink name=sink sync=false enable-last-sample=false";
+}
+
+// The plain loop: an RGB frame to the tensor, as a model's own
+// preprocessing does it, into memory kept across frames.
+void normalise_loop(GstBuffer *buffer, bool int8, std::vector<uint8_t> &out) {
+  GstMapInfo map;
+  if (!gst_buffer_map(buffer, &map, GST_MAP_READ))
+    return;
+  const size_t pixels = size_t(kOut) * kOut;
+  out.resize(pixels * 3 * (int8 ? 1 : 4));
+  auto *f = reinterpret_cast<float *>(out.data());
+  auto *q = reinterpret_cast<int8_t *>(out.data());
+  for (size_t i = 0; i < pixels; ++i)
+    for (int c = 0; c < 3; ++c) {
+      const float v = (map.data[3 * i + c] - kMean[c]) / kStd[c];
+      if (int8)
+        q[3 * i + c] = int8_t(std::clamp(std::lrint(v / kQuantScale) + kZeroPoint, -128L, 127L));
+      else
+        f[c * pixels + i] = v;
+    }
+  gst_buffer_unmap(buffer, &map);
+}
+
+void BM_Tensor(benchmark::State &state, TensorKind kind, TensorCase c) {
+  const std::string description = tensor_pipeline(kind, c);
+  std::vector<uint8_t> scratch;
+  for (auto _ : state) {
+    const Measured source =
+        PipelineRun(*ring, kSourceLimits).run(pipeline_of("", GST_VIDEO_FORMAT_RGB));
+    PipelineRun run(*ring, kCaseLimits);
+    if (c.loop)
+      run.with_work([&](GstBuffer *b) { normalise_loop(b, kind.int8, scratch); });
+    const Measured gross = run.run(description);
+    for (const std::string &error : {source.error, gross.error})
+      if (!error.empty())
+        return state.SkipWithError(error.c_str());
+    if (c.efconvert && gross.backend != "cpu")
+      return state.SkipWithError(("efconvert ran backend " + gross.backend).c_str());
+    Measured net = gross;
+    net.wall_ns -= source.wall_ns;
+    net.cpu_ns -= source.cpu_ns;
+    report(state, net, gross, source);
+    state.SetLabel(description.substr(std::strlen("appsrc name=src ! ")));
+  }
+}
+
 int main(int argc, char **argv) {
+  // GSlice's own slabs would hide the buffers' and metas' allocations.
+  ef::bench::ensure_slices_are_counted(argv);
   init_gstreamer(&argc, &argv);
   // Options first: --help or a mistyped option answers before the ring is rendered.
   benchmark::Initialize(&argc, argv);
@@ -709,6 +854,13 @@ int main(int argc, char **argv) {
       benchmark::RegisterBenchmark(
           (std::string("BM_Convert/") + gst_video_format_to_string(format) + "/" + c.name).c_str(),
           BM_Convert, c, format)
+          ->Iterations(1)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+  for (TensorKind kind : {TensorKind{"float32-nchw", false}, TensorKind{"int8-nhwc", true}})
+    for (const TensorCase &c : kTensorCases)
+      benchmark::RegisterBenchmark((std::string("BM_Tensor/") + kind.name + "/" + c.name).c_str(),
+                                   BM_Tensor, kind, c)
           ->Iterations(1)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);

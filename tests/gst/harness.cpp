@@ -14,6 +14,14 @@ GstElement *harness_element(GstHarness *h, const char *name) {
   return e;
 }
 
+std::string string_property(GstElement *element, const char *name) {
+  gchar *value = nullptr;
+  g_object_get(element, name, &value, nullptr);
+  std::string s = value ? value : "";
+  g_free(value);
+  return s;
+}
+
 guint64 stat(GstElement *element, const char *counter) {
   guint64 v = 0;
   g_object_get(element, counter, &v, nullptr);

@@ -14,6 +14,8 @@ namespace ef::test {
 GstElement *harness_element(GstHarness *h, const char *name);
 
 guint64 stat(GstElement *element, const char *counter);
+// A string property's value ("" for NULL).
+std::string string_property(GstElement *element, const char *name);
 
 // A bus on the harness element, so errors posted by elements can be read.
 // Give it back with release_bus, before or after gst_harness_teardown.

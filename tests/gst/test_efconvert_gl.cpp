@@ -331,14 +331,6 @@ GST_END_TEST;
 
 namespace {
 
-std::string string_property(GstElement *element, const char *name) {
-  gchar *value = nullptr;
-  g_object_get(element, name, &value, nullptr);
-  std::string s = value ? value : "";
-  g_free(value);
-  return s;
-}
-
 // The check macros keep a pointer to their argument past the statement: a
 // temporary string's would dangle.
 void expect_backend(const std::string &in_use, const char *expected) {

@@ -6,6 +6,8 @@
 // GstVideoConverter (efconvert) or byte for byte (efupload, efvkbridge).
 // Groups (argv[1]): efconvert-gl, efconvert-gl-syspool, efconvert-cpu,
 // efupload, efvkbridge.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -164,6 +166,123 @@ void add_convert_cases(const std::string &group, const std::string &element_text
       convert_case(element_text, tight, Memory::System, out, system_pool);
     });
   }
+}
+
+// Tensors of every element type and layout at the sweep's sizes, their
+// settings chosen so that each value is its 8-bit value exactly (int8 with
+// zero point -128): turned back into RGB bytes, each frame is checked
+// against GstVideoConverter as the RGB outputs are.
+struct TensorSize {
+  const char *type;
+  bool nchw, gray;
+  guint width, height;
+};
+
+// The tensor of `size` (every frame of it) as the RGB or GRAY8 frame of
+// its 8-bit values.
+GstBuffer *tensor_to_image(GstBuffer *tensor, const TensorSize &t, const GstVideoInfo &image) {
+  GstMapInfo in;
+  if (!gst_buffer_map(tensor, &in, GST_MAP_READ))
+    fail_case("cannot map a tensor");
+  const guint channels = t.gray ? 1 : 3;
+  const std::string type = t.type;
+  const gsize bytes = type == "float32" ? 4 : type == "float16" ? 2 : 1;
+  const gsize want = gsize(t.width) * t.height * channels * bytes;
+  if (in.size != want)
+    fail_case("a tensor of " + std::to_string(in.size) + " bytes, not " + std::to_string(want));
+  GstBuffer *out = gst_buffer_new_allocate(nullptr, image.size, nullptr);
+  GstMapInfo o;
+  gst_buffer_map(out, &o, GST_MAP_WRITE);
+  for (guint y = 0; y < t.height; ++y)
+    for (guint x = 0; x < t.width; ++x)
+      for (guint c = 0; c < channels; ++c) {
+        const gsize i = t.nchw ? (gsize(c) * t.height + y) * t.width + x
+                               : (gsize(y) * t.width + x) * channels + c;
+        double v;
+        if (type == "float32") {
+          float f;
+          std::memcpy(&f, in.data + 4 * i, 4);
+          v = f;
+        } else if (type == "float16") {
+          uint16_t h;
+          std::memcpy(&h, in.data + 2 * i, 2);
+          const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+          v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+        } else if (type == "int8") {
+          v = double(int8_t(in.data[i])) + 128;
+        } else {
+          v = in.data[i];
+        }
+        o.data[gsize(y) * GST_VIDEO_INFO_PLANE_STRIDE(&image, 0) + gsize(x) * channels + c] =
+            guint8(std::clamp(v, 0.0, 255.0));
+      }
+  gst_buffer_unmap(out, &o);
+  gst_buffer_unmap(tensor, &in);
+  return out;
+}
+
+void tensor_case(const GstVideoInfo &in, const TensorSize &t) {
+  const std::string ch = t.gray ? "1" : "3", w = std::to_string(t.width),
+                    h = std::to_string(t.height);
+  const std::string caps =
+      std::string("other/tensors,format=static,num_tensors=1,types=") + t.type +
+      ",dimensions=" + (t.nchw ? w + ":" + h + ":" + ch : ch + ":" + w + ":" + h) + ":1";
+  Pipeline p(
+      "appsrc name=src format=time ! efconvert backend=cpu letterbox=false "
+      "quant-zero-point=" +
+      std::string(std::string(t.type) == "int8" ? "-128" : "0") + " ! " + caps +
+      " ! appsink name=sink sync=false");
+  p.set_caps(ef::test::caps_for(in));
+  p.set_state(GST_STATE_PLAYING);
+  const std::string what = describe(in) + " -> " + caps;
+  const GstVideoInfo image =
+      video_info(t.gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, t.width, t.height);
+  const guint frames = 3 * guint(scale());
+  for (guint n = 0; n < frames; ++n) {
+    GstBuffer *frame = ramp_frame(in, Memory::Memfd, n);
+    GST_BUFFER_PTS(frame) = n * GST_MSECOND;
+    p.push(gst_buffer_ref(frame));
+    GstSample *sample = p.pull(output_wait_ms(n));
+    if (!sample) {
+      gst_buffer_unref(frame);
+      fail_case(what + ": no output for frame " + std::to_string(n) + "\n" + p.errors());
+    }
+    GstBuffer *got = tensor_to_image(gst_sample_get_buffer(sample), t, image);
+    GstBuffer *want = reference(frame, in, image);
+    const double db = psnr(got, image, want, image);
+    gst_buffer_unref(want);
+    gst_buffer_unref(got);
+    gst_sample_unref(sample);
+    gst_buffer_unref(frame);
+    if (db < kMinPsnr)
+      fail_case(what + ": frame " + std::to_string(n) + " is " + std::to_string(db) +
+                " dB from GstVideoConverter");
+  }
+  p.poll_bus();
+  if (p.has_error())
+    fail_case(what + ": errors on the bus:\n" + p.errors());
+}
+
+// 1-pixel sides, rows of no multiple of 16 bytes, odd sizes. NCHW tensors
+// 1 or 3 wide read as NHWC in NNStreamer's dimensions (tensor_caps.hpp):
+// none here.
+void add_tensor_cases(const std::string &group) {
+  const GstVideoInfo camera = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  const std::pair<guint, guint> sizes[] = {{224, 224}, {7, 5},   {1, 1},  {4095, 1},
+                                           {1, 4095},  {33, 17}, {17, 9}, {300, 299}};
+  for (const char *type : {"float32", "float16", "uint8", "int8"})
+    for (int shape = 0; shape < 3; ++shape)  // NHWC, NCHW, one channel
+      for (auto [w, h] : sizes) {
+        const TensorSize t{type, shape == 1, shape == 2, w, h};
+        if (t.nchw && (w == 1 || w == 3))
+          continue;
+        add(group + "/tensor_" + type +
+                (shape == 1   ? "_nchw_"
+                 : shape == 2 ? "_gray_"
+                              : "_nhwc_") +
+                std::to_string(w) + "x" + std::to_string(h),
+            [=] { tensor_case(camera, t); });
+      }
 }
 
 // GstGL holds YUY2 as one RG texel per pixel, so at an odd width the last
@@ -359,8 +478,10 @@ void register_cases(const std::string &group) {
     add_convert_cases("efconvert-gl", "efconvert backend=gl letterbox=false", false);
   if (no_gl.empty() && wants("efconvert-gl-syspool"))
     add_convert_cases("efconvert-gl-syspool", "efconvert backend=gl letterbox=false", true);
-  if (wants("efconvert-cpu"))
+  if (wants("efconvert-cpu")) {
     add_convert_cases("efconvert-cpu", "efconvert backend=cpu letterbox=false", false);
+    add_tensor_cases("efconvert-cpu");
+  }
   if (no_gl.empty() && wants("efupload"))
     add_exact_cases("efupload",
                     "efupload ! video/x-raw(memory:GLMemory) ! gldownload ! video/x-raw", true);

@@ -90,6 +90,13 @@ void release_pooled_parent(GstBuffer *shell) {
   }
 }
 
+void put_transform_meta(GstBuffer *out, const GstVideoRectangle &crop,
+                        const GstVideoRectangle &content, GstVideoOrientationMethod direction) {
+  if (auto *m = reinterpret_cast<GstEfTransformMeta *>(
+          pooled_meta(out, GST_EF_TRANSFORM_META_API_TYPE, GST_EF_TRANSFORM_META_INFO)))
+    gst_ef_transform_meta_set(m, &crop, &content, direction);
+}
+
 bool put_identity_meta(GstBuffer *out, GstBuffer *in) {
   GstEfIdentity ids[GST_EF_IDENTITY_META_MAX];
   guint n = 0;

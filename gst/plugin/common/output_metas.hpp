@@ -14,6 +14,7 @@
 #pragma once
 
 #include <gst/ef/gstefidentitymeta.h>
+#include <gst/ef/gsteftransformmeta.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
@@ -29,6 +30,11 @@ void put_parent_meta(GstBuffer *out, GstBuffer *parent);
 
 // GstEfShellPool's reset: drops the parent a pooled GstParentBufferMeta holds.
 void release_pooled_parent(GstBuffer *shell);
+
+// `out`'s GstEfTransformMeta (pooled): the mapping of a conversion of
+// `crop`, turned by `direction`, into `content` (efconvert's outputs).
+void put_transform_meta(GstBuffer *out, const GstVideoRectangle &crop,
+                        const GstVideoRectangle &content, GstVideoOrientationMethod direction);
 
 // The identities of the bytes `in` shows on `out`: `in`'s own meta when
 // upstream attached one, else derived from its memories. false, and no

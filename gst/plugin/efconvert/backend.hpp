@@ -13,6 +13,7 @@
 
 #include "common/frame_layout.hpp"
 #include "convert_params.hpp"
+#include "output_spec.hpp"
 #include "ef/result.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
@@ -81,9 +82,10 @@ class ConvertBackend {
   virtual void sync_stats() {}
 };
 
+// Each backend is made for one conversion its table has (backend_table.hpp).
 // n_threads: the threads that convert a frame, the caller's included (0:
 // one per online CPU).
-std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
+std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const OutputSpec &out,
                                                  uint32_t cache_capacity, unsigned n_threads);
 
 #ifdef EF_HAVE_GSTGL

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend_choice.hpp"
+#include "backend_table.hpp"
 #include "backend_trial.hpp"
 #include "convert_caps.hpp"
 #ifdef EF_HAVE_GSTGL
@@ -40,18 +41,21 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   if (!context)
     return context.error();
   const SizeLimit limit = gl_size_limit(*context);
-  for (const GstVideoInfo *info : {&s.in_info, &s.out_info})
-    for (gint side : {GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info)})
-      if (side > limit.max_side)
-        return Error{E2BIG, "a side of " + std::to_string(side) + " exceeds " + limit.what + " " +
-                                std::to_string(limit.max_side)};
+  for (gint side : {GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
+                    s.out.width(), s.out.height()})
+    if (side > limit.max_side)
+      return Error{E2BIG, "a side of " + std::to_string(side) + " exceeds " + limit.what + " " +
+                              std::to_string(limit.max_side)};
   // Compute where fragments are the slow stage: hardware GL (compute GPUs
   // shade fragments on a few graphics units); a software rasterizer runs
   // fragments many times faster than compute invocations.
   const bool hardware = renderer_kind(s) == GlKind::Hardware;
   const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
                        (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
-  return make_gl_backend(element, *context, s.in_info, s.out_info, st.cache_capacity, compute,
+  const GstVideoInfo *image = s.out.image();
+  if (!image)
+    return Error{EINVAL, "the GL backend makes no tensors"};
+  return make_gl_backend(element, *context, s.in_info, *image, st.cache_capacity, compute,
                          hardware);
 }
 
@@ -80,17 +84,26 @@ Machine describe_machine(GstElement *element, ConvertState &s, const Settings &s
 std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &s,
                                              const Settings &st, GstCaps *incaps,
                                              GstCaps *outcaps) {
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU && is_gl_caps(outcaps)) {
-    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION, ("backend=cpu cannot output GL memory"),
-                      ("use backend=gl or auto"));
+  const Conversion c = conversion_of(s.in_info, memory_of(incaps), s.out, memory_of(outcaps));
+  auto cpu = [&] { return make_cpu_backend(s.in_info, s.out, st.cache_capacity, st.n_threads); };
+  const bool cpu_makes = makes(cpu_table(), c);
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU && cpu_makes)
+    return chosen(element, s, cpu(), "asked for");
+  if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("backend=cpu cannot convert %s", describe(c).c_str()),
+                      ("backends that can: %s", backends_making(c).c_str()));
     return nullptr;
   }
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU)
-    return chosen(element, s,
-                  make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                  "asked for");
 #ifdef EF_HAVE_GSTGL
+  const bool gl_makes = makes(gl_table(), c);
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
+    if (!gl_makes) {
+      GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                        ("backend=gl cannot convert %s", describe(c).c_str()),
+                        ("backends that can: %s", backends_making(c).c_str()));
+      return nullptr;
+    }
     auto gl = try_gl_backend(element, s, st);
     if (gl)
       return chosen(element, s, std::move(gl).value(), "asked for");
@@ -98,8 +111,13 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
                       ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
     return nullptr;
   }
+  if (!gl_makes && cpu_makes)
+    return chosen(element, s, cpu(), "only the CPU backend converts " + describe(c));
   const Machine machine = describe_machine(element, s, st, incaps, outcaps);
   Choice choice = choose_backend(machine);
+  if (!cpu_makes)
+    choice = {Pick::Gl, choice.pick == Pick::Gl ? choice.reason
+                                                : "only the GL backend converts " + describe(c)};
   if (choice.pick != Pick::Cpu) {
     auto gl = try_gl_backend(element, s, st);
     if (gl && choice.pick == Pick::Gl)
@@ -107,15 +125,18 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
     if (gl) {
       std::lock_guard lock(s.lock);
       s.reason.clear();  // the trial says why
-      return make_trial_backend(
-          element, make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-          std::move(gl).value(), machine, choice.reason);
+      return make_trial_backend(element, cpu(), std::move(gl).value(), machine, choice.reason);
     }
     choice.reason = "the GL backend is not available: " + gl.error().message;
   }
-  return chosen(element, s,
-                make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                choice.reason);
+  if (!cpu_makes) {
+    GST_ELEMENT_ERROR(
+        element, RESOURCE, FAILED,
+        ("Only the GL backend converts %s: %s", describe(c).c_str(), choice.reason.c_str()),
+        (nullptr));
+    return nullptr;
+  }
+  return chosen(element, s, cpu(), choice.reason);
 #else
   (void)incaps;
   (void)outcaps;
@@ -124,9 +145,13 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
                       (nullptr));
     return nullptr;
   }
-  return chosen(element, s,
-                make_cpu_backend(s.in_info, s.out_info, st.cache_capacity, st.n_threads),
-                "built without GstGL");
+  if (!cpu_makes) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("efconvert cannot convert %s", describe(c).c_str()),
+                      ("built without GstGL"));
+    return nullptr;
+  }
+  return chosen(element, s, cpu(), "built without GstGL");
 #endif
 }
 

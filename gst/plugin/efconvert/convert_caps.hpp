@@ -1,51 +1,57 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// efconvert's caps: the formats and memories on each side, what one side's
-// caps allow on the other, and the output size it settles on.
+// efconvert's caps, all made from the backends' tables (backend_table.hpp):
+// the pad templates, what one side's caps allow on the other, and the
+// output size it settles on.
 #pragma once
 
 #include <gst/ef/gstef.h>
 #include <gst/video/video.h>
-#ifdef EF_HAVE_GSTGL
-#include <gst/gl/gl.h>
-#endif
+
+#include <optional>
+#include <string>
 
 #include "backend_choice.hpp"
 #include "common/dma_drm_caps.hpp"
-
-#define EF_CONVERT_IN_FORMATS "{ NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
-#define EF_CONVERT_OUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP }"
-// As GL textures: the formats the GL backend renders as pixels.
-#define EF_CONVERT_GL_OUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx }"
+#include "output_spec.hpp"
+#include "tensor_settings.hpp"
 
 namespace ef::gst {
 
-inline constexpr const char *kConvertSinkCaps = GST_VIDEO_CAPS_MAKE(
-    EF_CONVERT_IN_FORMATS) ";" EF_DMABUF_CAPS(EF_CONVERT_IN_FORMATS)
-#ifdef EF_HAVE_GSTGL
-    ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, EF_CONVERT_IN_FORMATS)
-#endif
-    ;
-inline constexpr const char *kConvertSrcCaps =
-    GST_VIDEO_CAPS_MAKE(EF_CONVERT_OUT_FORMATS) ";" EF_DMABUF_OUT_CAPS(EF_CONVERT_OUT_FORMATS)
-#ifdef EF_HAVE_GSTGL
-        ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
-                                              EF_CONVERT_GL_OUT_FORMATS)
-#endif
-    ;
+// The pad templates: every input and output of every backend's table.
+std::string sink_template_caps();
+std::string src_template_caps();
 
 // dma-bufs are mapped (CPU) or imported plane by plane (GL) in, and are
 // memfds or dma-heap buffers out: LINEAR both ways.
 const DrmSupport &drm_in();
 const DrmSupport &drm_out();
 
-// transform_caps: `caps` of one side retargeted to the other side's formats
-// in every memory, any size within the CPU path's limit, then `filter`.
+// transform_caps: each structure of `caps` of one side turned into what
+// the backends' tables make of it (or from it) on the other side, in every
+// memory they make it in, any size within the CPU path's limit, then
+// `filter`.
 GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter);
 
 // fixate_caps: without a size from downstream the output keeps the input's
 // size turned by `turn`, and its frame rate. Takes `othercaps`.
 GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *othercaps,
                             GstVideoOrientationMethod turn);
+
+// set_caps: the input's video info and what the output is (an image, or a
+// tensor checked against the tensor settings), or nullopt with an error on
+// the bus naming what is wrong.
+struct Negotiated {
+  GstVideoInfo in;
+  OutputSpec out;
+};
+std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps, GstCaps *outcaps,
+                                            const TensorSettings &tensor);
+
+// attach-tensor's caps made fixed for `incaps` (as fixate_caps would make
+// them, the input's size turned by `turn` where they name none), or null
+// with an error posted: not tensor caps, or none efconvert makes.
+GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *incaps,
+                              GstCaps *outcaps, GstVideoOrientationMethod turn);
 
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);

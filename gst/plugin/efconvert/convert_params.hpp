@@ -15,6 +15,19 @@ namespace ef::gst {
 
 enum class ScaleMethod { Bilinear, Nearest };
 
+// A tensor's values from the 8-bit channel values x (0..255) the
+// conversion makes, per channel of the tensor in its own order (BGR: blue
+// first): float (x - mean) / stddev; int8 and uint8
+// clamp(round(((x - mean) / stddev) / quant_scale) + zero_point).
+struct TensorNorm {
+  bool bgr = false;  // channel order: B, G, R (else R, G, B)
+  std::array<double, 3> mean{0, 0, 0};
+  std::array<double, 3> stddev{1, 1, 1};
+  double quant_scale = 1.0;
+  int zero_point = 0;
+  bool operator==(const TensorNorm &) const = default;
+};
+
 struct ConvertParams {
   // The source rectangle, in source pixels (crop meta and the crop property).
   GstVideoRectangle crop{};
@@ -31,6 +44,8 @@ struct ConvertParams {
   // output is always full-range RGB (or its luma for GRAY8).
   GstVideoColorMatrix matrix = GST_VIDEO_COLOR_MATRIX_BT601;
   GstVideoColorRange range = GST_VIDEO_COLOR_RANGE_16_235;
+  // Tensor outputs only.
+  TensorNorm norm{};
 };
 
 // True for the four directions that swap width and height.

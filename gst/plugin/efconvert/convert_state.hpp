@@ -13,11 +13,14 @@
 #include "backend.hpp"
 #include "common/cache_capacity.hpp"
 #include "common/frame_errors.hpp"
+#include "common/gst_ptr.hpp"
 #include "convert_counters.hpp"
 #include "convert_params.hpp"
 #include "ef/import_cache.hpp"
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
+#include "output_spec.hpp"
+#include "tensor_settings.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
 #endif
@@ -38,18 +41,22 @@ struct Settings {
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
+  TensorSettings tensor;  // mean, std, quantisation, channel order, id
 };
 
 struct ConvertState {
   std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
-  // Stream state: written by set_caps, read by the streaming thread.
+  CapsPtr attach;  // attach-tensor: negotiation reads it, so it is no per-frame setting
+  // Stream state: made by set_caps from the caps and the settings, read by
+  // the streaming thread, dropped by stop (drop_stream).
   GstVideoInfo in_info{};
-  GstVideoInfo out_info{};
+  OutputSpec out;  // what the backend makes: an image or a tensor
   std::unique_ptr<ConvertBackend> backend;
-  BackendStats retired;  // what replaced backends counted
-  std::string reason;    // why this backend, unless it says itself
+  ObjectPtr<GstBufferPool> attach_pool;  // the tensors attach-tensor attaches
+  BackendStats retired;                  // what replaced backends counted
+  std::string reason;                    // why this backend, unless it says itself
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 namespace ef::gst {
 
@@ -28,17 +29,22 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
 
 Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
   auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
-                              frame_crop(in, s.in_info, settings),
-                              GST_VIDEO_INFO_WIDTH(&s.out_info), GST_VIDEO_INFO_HEIGHT(&s.out_info),
+                              frame_crop(in, s.in_info, settings), s.out.width(), s.out.height(),
                               settings.letterbox, effective_direction(settings));
   if (!plan)
-    return plan;
+    return Error{plan.error().code, "Invalid crop: " + plan.error().message};
   plan->method = settings.method == GST_EF_CONVERT_METHOD_NEAREST ? ScaleMethod::Nearest
                                                                   : ScaleMethod::Bilinear;
   const guint32 c = settings.fill_color;
   plan->fill = {uint8_t(c >> 16), uint8_t(c >> 8), uint8_t(c), uint8_t(c >> 24)};
   plan->matrix = s.in_info.colorimetry.matrix;
   plan->range = s.in_info.colorimetry.range;
+  if (const TensorSpec *tensor = s.out.tensor()) {
+    // Properties may change while playing: checked each frame, never used bad.
+    if (std::string why = check_tensor_settings(settings.tensor, *tensor); !why.empty())
+      return Error{EINVAL, "Invalid tensor settings: " + why};
+    plan->norm = tensor_norm_of(settings.tensor);
+  }
   std::lock_guard lock(s.lock);
   s.last_plan = *plan;
   return plan;

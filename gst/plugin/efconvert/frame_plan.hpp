@@ -15,7 +15,9 @@ namespace ef::gst {
 // video-direction=auto follows the stream's orientation tag.
 GstVideoOrientationMethod effective_direction(const Settings &settings);
 
-// The plan for `in`, kept as s.last_plan (the letterbox-* properties read it).
+// The plan for `in`, kept as s.last_plan (the letterbox-* properties read
+// it). EINVAL for a crop with no pixels or outside the frame, and for tensor
+// settings the negotiated tensor cannot take.
 Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings);
 
 }  // namespace ef::gst

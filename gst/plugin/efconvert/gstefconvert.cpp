@@ -22,6 +22,7 @@
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_layout.hpp"
+#include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
 #include "common/size_limits.hpp"
@@ -31,6 +32,7 @@
 #include "convert_state.hpp"
 #include "frame_plan.hpp"
 #include "output_pool.hpp"
+#include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -61,6 +63,14 @@ constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
 constexpr guint PROP_READBACK_DEPTH = PROP_BACKEND_REASON + 1;
 constexpr guint PROP_GL_SHADER = PROP_READBACK_DEPTH + 1;
 constexpr guint PROP_GL_SHADER_IN_USE = PROP_GL_SHADER + 1;
+constexpr guint PROP_MEAN = PROP_GL_SHADER_IN_USE + 1;
+constexpr guint PROP_STD = PROP_MEAN + 1;
+constexpr guint PROP_QUANT_SCALE = PROP_STD + 1;
+constexpr guint PROP_QUANT_ZERO_POINT = PROP_QUANT_SCALE + 1;
+constexpr guint PROP_CHANNEL_ORDER = PROP_QUANT_ZERO_POINT + 1;
+constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
+constexpr guint PROP_ATTACH_TENSOR = PROP_TENSOR_ID + 1;
+constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 
 }  // namespace
@@ -124,6 +134,18 @@ GType gst_ef_convert_gl_shader_get_type(void) {
   return type;
 }
 
+GType gst_ef_convert_channel_order_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_EF_CONVERT_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
+      {GST_EF_CONVERT_CHANNEL_ORDER_BGR, "Blue, green, red (Caffe and OpenCV models)", "bgr"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstEfConvertChannelOrder", values));
+  return type;
+}
+
 namespace {
 
 ConvertState &state_of(gpointer self) {
@@ -174,8 +196,17 @@ Settings copy_settings(ConvertState &s) {
   return s.settings;
 }
 
-GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *, GstPadDirection direction, GstCaps *caps,
-                                       GstCaps *filter) {
+GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                       GstCaps *caps, GstCaps *filter) {
+  ConvertState &s = state_of(trans);
+  bool attach;
+  {
+    std::lock_guard lock(s.lock);
+    attach = s.attach != nullptr;
+  }
+  // attach-tensor: the frames go through as they are.
+  if (attach)
+    return apply_caps_filter(gst_caps_ref(caps), filter);
   return retarget_caps(direction, caps, filter);
 }
 
@@ -218,17 +249,37 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
-  auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_in(), &drm_out());
+  // attach-tensor: the output is the tensor those caps describe, made of
+  // the frame, which goes through in place.
+  CapsPtr attached;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.attach)
+      attached.reset(gst_caps_ref(s.attach.get()));
+  }
+  CapsPtr made(gst_caps_ref(outcaps));
+  if (attached) {
+    made.reset(attached_tensor_caps(GST_ELEMENT(self), attached.get(), incaps, outcaps,
+                                    effective_direction(settings)));
+    if (!made)
+      return FALSE;
+  }
+  auto caps = negotiated_output(GST_ELEMENT(self), incaps, made.get(), settings.tensor);
   if (!caps)
     return FALSE;
-  s.in_info = caps->in.info;
-  s.out_info = caps->out.info;
-  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, outcaps);
+  s.in_info = caps->in;
+  s.out = caps->out;
+  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, made.get());
   if (!backend)
     return FALSE;
   replace_backend(s, std::move(backend));
-  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info),
-                  GST_VIDEO_INFO_NAME(&s.out_info), s.backend->name());
+  s.attach_pool.reset(attached ? make_tensor_pool(GST_ELEMENT(self), s.out.tensor()->size())
+                               : nullptr);
+  if (attached && !s.attach_pool)
+    return FALSE;
+  gst_base_transform_set_in_place(trans, attached != nullptr);
+  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
+                  s.backend->name());
   return TRUE;
 }
 
@@ -255,6 +306,8 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
+  if (const TensorSpec *tensor = state_of(trans).out.tensor())
+    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size());
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
@@ -280,19 +333,21 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
                             preferred.get());
 }
 
-GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
-  auto *self = GST_EF_CONVERT(trans);
+// `in` converted into `out` by the backend, with the settings copied for
+// the frame and its plan; a bad frame goes by the max-errors rule.
+GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, Settings &settings,
+                            ConvertParams &plan) {
   ConvertState &s = state_of(self);
   GstElement *element = GST_ELEMENT(self);
   auto layout = locate_planes(in, s.in_info);
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
-  const Settings settings = copy_settings(s);  // once per frame
+  settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
   if (!params)
     return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                        "Invalid crop: " + params.error().message);
+                        params.error().message);
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
   const size_t flying = s.backend->in_flight();
   auto done = s.backend->convert(in, *layout, out, *params);
@@ -303,12 +358,45 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
   s.stats.add(kFrames);
-  gst_buffer_add_ef_transform_meta(out, &params->crop, &params->content, params->direction);
-  GError *raw = nullptr;
-  if (!gst_buffer_add_ef_identity_meta(out, &raw)) {
-    ErrorPtr error(raw);
-    GST_LOG_OBJECT(self, "output carries no identity: %s", error->message);
+  plan = *params;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, GstBuffer *out) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  Settings settings;
+  ConvertParams plan;
+  if (GstFlowReturn ret = convert_frame(self, in, out, settings, plan); ret != GST_FLOW_OK)
+    return ret;
+  const ConvertParams *params = &plan;
+  if (!describe_output(out, *params))
+    GST_LOG_OBJECT(self, "output carries no identity");
+  if (const TensorSpec *tensor = s.out.tensor())
+    add_tensor_meta(out, *tensor, settings.tensor.id);
+  return GST_FLOW_OK;
+}
+
+// attach-tensor: the frame goes on as it came (its memory, identity and
+// metas) with the tensor made of it attached.
+GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *frame) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  const TensorSpec *spec = s.out.tensor();
+  GstBuffer *tensor = nullptr;
+  if (!spec || !s.attach_pool ||
+      gst_buffer_pool_acquire_buffer(s.attach_pool.get(), &tensor, nullptr) != GST_FLOW_OK) {
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("No tensor buffer to attach"), (nullptr));
+    return GST_FLOW_ERROR;
   }
+  BufferPtr owned(tensor);
+  Settings settings;
+  ConvertParams plan;
+  if (GstFlowReturn ret = convert_frame(self, frame, tensor, settings, plan); ret != GST_FLOW_OK)
+    return ret;
+  describe_output(tensor, plan);
+  add_tensor_meta(tensor, *spec, settings.tensor.id);
+  attach_tensor(frame, tensor, *spec, settings.tensor.id);
   return GST_FLOW_OK;
 }
 
@@ -353,9 +441,15 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 }
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
-  state_of(trans).held.drop(state_of(trans).backend.get());
-  replace_backend(state_of(trans), nullptr);
-  state_of(trans).errors.reset();
+  ConvertState &s = state_of(trans);
+  s.held.drop(s.backend.get());
+  replace_backend(s, nullptr);
+  gst_video_info_init(&s.in_info);
+  s.out = OutputSpec();
+  if (s.attach_pool)
+    gst_buffer_pool_set_active(s.attach_pool.get(), FALSE);
+  s.attach_pool.reset();
+  s.errors.reset();
   return TRUE;
 }
 
@@ -484,6 +578,31 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_GL_SHADER:
         st.gl_shader = GstEfConvertGlShader(g_value_get_enum(value));
         break;
+      case PROP_MEAN:
+        st.tensor.mean = channel_values_of(value);
+        break;
+      case PROP_STD:
+        st.tensor.stddev = channel_values_of(value);
+        break;
+      case PROP_QUANT_SCALE:
+        st.tensor.quant_scale = g_value_get_double(value);
+        break;
+      case PROP_QUANT_ZERO_POINT:
+        st.tensor.zero_point = g_value_get_int(value);
+        break;
+      case PROP_CHANNEL_ORDER:
+        st.tensor.bgr = g_value_get_enum(value) == GST_EF_CONVERT_CHANNEL_ORDER_BGR;
+        break;
+      case PROP_TENSOR_ID:
+        st.tensor.id = g_quark_from_string(g_value_get_string(value) ? g_value_get_string(value)
+                                                                     : kDefaultTensorId);
+        break;
+      case PROP_ATTACH_TENSOR: {
+        const GstCaps *caps = gst_value_get_caps(value);
+        s.attach.reset(caps ? gst_caps_copy(caps) : nullptr);
+        renegotiate = true;
+        break;
+      }
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
@@ -546,6 +665,28 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     case PROP_GL_SHADER_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
       break;
+    case PROP_MEAN:
+      set_channel_values(value, st.tensor.mean);
+      break;
+    case PROP_STD:
+      set_channel_values(value, st.tensor.stddev);
+      break;
+    case PROP_QUANT_SCALE:
+      g_value_set_double(value, st.tensor.quant_scale);
+      break;
+    case PROP_QUANT_ZERO_POINT:
+      g_value_set_int(value, st.tensor.zero_point);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum(value, st.tensor.bgr ? GST_EF_CONVERT_CHANNEL_ORDER_BGR
+                                            : GST_EF_CONVERT_CHANNEL_ORDER_RGB);
+      break;
+    case PROP_TENSOR_ID:
+      g_value_set_string(value, g_quark_to_string(st.tensor.id));
+      break;
+    case PROP_ATTACH_TENSOR:
+      gst_value_set_caps(value, s.attach.get());
+      break;
     case PROP_LETTERBOX_SCALE: {
       const bool swap = direction_swaps_axes(plan.direction);
       const gint turned_w = swap ? plan.crop.h : plan.crop.w;
@@ -574,6 +715,72 @@ GParamFlags rw_flags() {
 }
 GParamFlags ro_flags() {
   return GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+}
+
+GParamSpec *channel_values_spec(const char *name, const char *nick, const char *blurb) {
+  return gst_param_spec_array(
+      name, nick, blurb,
+      g_param_spec_double("value", "value", "value", -G_MAXDOUBLE, G_MAXDOUBLE, 0,
+                          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+      rw_flags());
+}
+
+// For tensor outputs (other/tensors caps); images ignore them. Checked where
+// used: at negotiation, and each frame, with an error on the bus.
+void install_tensor_properties(GObjectClass *object_class) {
+  g_object_class_install_property(
+      object_class, PROP_MEAN,
+      channel_values_spec("mean", "Mean",
+                          "Tensor outputs: subtracted from each channel value x (0-255 units) "
+                          "before dividing by std: (x - mean) / std. One value for every "
+                          "channel, or one per channel in the tensor's channel order (with "
+                          "channel-order=bgr, blue first), e.g. <123.675, 116.28, 103.53>"));
+  g_object_class_install_property(
+      object_class, PROP_STD,
+      channel_values_spec("std", "Standard deviation",
+                          "Tensor outputs: each channel value, less mean, is divided by it "
+                          "(0-255 units; above 0). One value for every channel, or one per "
+                          "channel in the tensor's order, e.g. <58.395, 57.12, 57.375>"));
+  g_object_class_install_property(
+      object_class, PROP_QUANT_SCALE,
+      g_param_spec_double(
+          "quant-scale", "Quantisation scale",
+          "uint8 and int8 tensors: q = clamp(round(((x - mean) / std) / quant-scale) + "
+          "quant-zero-point), rounding half to even, clamped to the type; with every default "
+          "a uint8 tensor holds the 8-bit values themselves. Above 0",
+          -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_QUANT_ZERO_POINT,
+      g_param_spec_int("quant-zero-point", "Quantisation zero point",
+                       "uint8 and int8 tensors: added after scaling (see quant-scale); must lie "
+                       "in the tensor's type (int8 -128..127, uint8 0..255)",
+                       -128, 255, 0, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_CHANNEL_ORDER,
+      g_param_spec_enum("channel-order", "Channel order",
+                        "Order of a tensor's three channels: tensor caps carry no colour order "
+                        "(NNStreamer's are order-free), so it is set here. Images do not use it: "
+                        "their format (RGB, BGR, RGBP, BGRP, ...) is their order",
+                        GST_TYPE_EF_CONVERT_CHANNEL_ORDER, GST_EF_CONVERT_CHANNEL_ORDER_RGB,
+                        rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_ATTACH_TENSOR,
+      g_param_spec_boxed(
+          "attach-tensor", "Attach tensor",
+          "Tensor caps (other/tensors, types=..., dimensions=...: what downstream would ask "
+          "for; no dimensions: the input's turned size). When set, frames go through unchanged "
+          "(their memory, identity and metas; the source pad's caps are the sink pad's) with "
+          "the tensor made of each attached as a GstEfTensorMeta (and a GstTensorMeta with "
+          "GStreamer 1.26+); the tensor's buffer carries the GstEfTransformMeta that maps "
+          "tensor pixels to the frame's. NULL (the default): the tensor or image is the output",
+          GST_TYPE_CAPS,
+          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property(
+      object_class, PROP_TENSOR_ID,
+      g_param_spec_string("tensor-id", "Tensor id",
+                          "The id (a GQuark's string) of the tensor in the GstTensorMeta it "
+                          "carries (GStreamer 1.26 and later)",
+                          kDefaultTensorId, rw_flags()));
 }
 
 void install_properties(GObjectClass *object_class) {
@@ -664,6 +871,7 @@ void install_properties(GObjectClass *object_class) {
                         "cost many times what the same compute shader does; a software "
                         "rasterizer is the other way round. Applied when caps are next set",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
+  install_tensor_properties(object_class);
   g_object_class_install_property(
       object_class, PROP_GL_SHADER_IN_USE,
       g_param_spec_string("gl-shader-in-use", "GL shader in use",
@@ -690,7 +898,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
       "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
       "ef developers");
-  add_pad_templates(element_class, kConvertSinkCaps, kConvertSrcCaps);
+  add_pad_templates(element_class, sink_template_caps().c_str(), src_template_caps().c_str());
 
   trans_class->transform_caps = gst_ef_convert_transform_caps;
   trans_class->fixate_caps = gst_ef_convert_fixate_caps;
@@ -699,6 +907,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->propose_allocation = gst_ef_convert_propose_allocation;
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;
   trans_class->transform = gst_ef_convert_transform;
+  trans_class->transform_ip = gst_ef_convert_transform_ip;
   trans_class->generate_output = gst_ef_convert_generate_output;
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
@@ -712,5 +921,6 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 static void gst_ef_convert_init(GstEfConvert *self) {
   self->state = new ConvertState();
   ConvertState &s = *self->state;
+  s.settings.tensor.id = g_quark_from_static_string(kDefaultTensorId);
   s.stats.derive([&s](ConvertStats::Values &v) { derive_counters(s, v); });
 }

@@ -28,6 +28,14 @@ typedef enum {
   GST_EF_CONVERT_METHOD_NEAREST,
 } GstEfConvertMethod;
 
+#define GST_TYPE_EF_CONVERT_CHANNEL_ORDER (gst_ef_convert_channel_order_get_type())
+GType gst_ef_convert_channel_order_get_type(void);
+
+typedef enum {
+  GST_EF_CONVERT_CHANNEL_ORDER_RGB,
+  GST_EF_CONVERT_CHANNEL_ORDER_BGR,
+} GstEfConvertChannelOrder;
+
 typedef enum {
   GST_EF_CONVERT_GL_SHADER_AUTO,
   GST_EF_CONVERT_GL_SHADER_FRAGMENT,

@@ -91,6 +91,50 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
   return answer_with(query, offered, pool, size, min, max);
 }
 
+gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size) {
+  GstBufferPool *pool = nullptr;
+  guint offered_size = 0, min = 2, max = 0;
+  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
+  if (offered)
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, &offered_size, &min, &max);
+  for (bool own : {false, true}) {
+    if (own) {
+      gst_clear_object(&pool);
+      pool = gst_buffer_pool_new();
+    } else if (!pool) {
+      continue;
+    }
+    GstStructure *config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, guint(size), MAX(min, 2u), max);
+    if (own) {
+      ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+      gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
+    }
+    if (gst_buffer_pool_set_config(pool, config)) {
+      GST_INFO_OBJECT(element, "tensors of %" G_GSIZE_FORMAT " bytes from %s pool", size,
+                      own ? "our own" : "downstream's");
+      return answer_with(query, offered, pool, guint(size), MAX(min, 2u), max);
+    }
+  }
+  gst_object_unref(pool);
+  GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot configure the tensor pool"), (nullptr));
+  return FALSE;
+}
+
+GstBufferPool *make_tensor_pool(GstElement *element, gsize size) {
+  GstBufferPool *pool = gst_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, nullptr, guint(size), 2, 0);
+  ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+  gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
+  if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+    gst_object_unref(pool);
+    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot make the tensor pool"), (nullptr));
+    return nullptr;
+  }
+  return pool;
+}
+
 #ifdef EF_HAVE_GSTGL
 gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
                                GstCaps *caps, const GstVideoInfo &info) {

@@ -23,6 +23,14 @@ namespace ef::gst {
 gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
                             const VideoCaps &parsed, guint held, GstAllocator *preferred);
 
+// Tensors: one memory of `size` bytes a buffer, from a pool downstream
+// offers where it takes these caps, else our own pool of fd-backed memory.
+gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size);
+
+// An active pool of our own fd-backed memory for tensors of `size` bytes
+// (attach-tensor's), or null with an error posted.
+GstBufferPool *make_tensor_pool(GstElement *element, gsize size);
+
 #ifdef EF_HAVE_GSTGL
 // GL textures out: a downstream GstGLBufferPool, else one of ours.
 gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,

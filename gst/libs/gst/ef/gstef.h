@@ -8,6 +8,7 @@
 #include <gst/ef/gsteffdallocator.h>
 #include <gst/ef/gstefidentity.h>
 #include <gst/ef/gstefidentitymeta.h>
+#include <gst/ef/gsteftensormeta.h>
 #include <gst/ef/gsteftransformmeta.h>
 #include <gst/ef/gstefvkimage.h>
 

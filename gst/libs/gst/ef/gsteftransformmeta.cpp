@@ -102,6 +102,14 @@ GstEfTransformMeta *gst_buffer_add_ef_transform_meta(GstBuffer *buffer,
   g_return_val_if_fail(crop && content && content->w > 0 && content->h > 0, nullptr);
   auto *m = reinterpret_cast<GstEfTransformMeta *>(
       gst_buffer_add_meta(buffer, GST_EF_TRANSFORM_META_INFO, nullptr));
+  gst_ef_transform_meta_set(m, crop, content, direction);
+  return m;
+}
+
+void gst_ef_transform_meta_set(GstEfTransformMeta *m, const GstVideoRectangle *crop,
+                               const GstVideoRectangle *content,
+                               GstVideoOrientationMethod direction) {
+  g_return_if_fail(m && crop && content && content->w > 0 && content->h > 0);
   double tw, th;
   turned_size(*crop, direction, tw, th);
   m->crop = *crop;
@@ -111,7 +119,6 @@ GstEfTransformMeta *gst_buffer_add_ef_transform_meta(GstBuffer *buffer,
   m->scale_y = th / content->h;
   m->offset_x = -content->x * m->scale_x;
   m->offset_y = -content->y * m->scale_y;
-  return m;
 }
 
 GstEfTransformMeta *gst_buffer_get_ef_transform_meta(GstBuffer *buffer) {

@@ -92,6 +92,23 @@ GST_EF_API GstEfTransformMeta *gst_buffer_add_ef_transform_meta(
     GstVideoOrientationMethod direction);
 
 /**
+ * gst_ef_transform_meta_set:
+ * @meta: a #GstEfTransformMeta
+ * @crop: the source rectangle, in input pixels
+ * @content: where the converted picture lies in the output
+ * @direction: the flip or turn applied to the crop
+ *
+ * Sets @meta to the mapping of a conversion of @crop, turned by
+ * @direction and scaled into @content: what gst_buffer_add_ef_transform_meta()
+ * attaches, for a meta kept on a pooled buffer from frame to frame.
+ *
+ * Since: 0.1
+ */
+GST_EF_API void gst_ef_transform_meta_set(GstEfTransformMeta *meta, const GstVideoRectangle *crop,
+                                          const GstVideoRectangle *content,
+                                          GstVideoOrientationMethod direction);
+
+/**
  * gst_buffer_get_ef_transform_meta:
  * @buffer: a #GstBuffer
  *

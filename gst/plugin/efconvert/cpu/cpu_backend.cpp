@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "common/dmabuf_sync.hpp"
@@ -55,7 +56,7 @@ Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
 
 class CpuBackend : public ConvertBackend {
  public:
-  CpuBackend(const GstVideoInfo &in, const GstVideoInfo &out, uint32_t cache_capacity,
+  CpuBackend(const GstVideoInfo &in, const OutputSpec &out, uint32_t cache_capacity,
              unsigned n_threads)
       : in_(in),
         out_(out),
@@ -83,17 +84,49 @@ class CpuBackend : public ConvertBackend {
                        const ConvertParams &params) override {
     DmaBufCpuAccess read_access(in, false);
     DmaBufCpuAccess write_access(out, true);
+    if (const TensorSpec *tensor = out_.tensor())
+      return convert_tensor(in, layout, out, params, *tensor);
     GstVideoFrame dst;
-    if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE))
+    if (!gst_video_frame_map(&dst, out_.image(), out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
-    Result<void> done = convert_into(in, layout, dst, params);
+    Result<void> done = read_source(
+        in, layout, [&](const GstVideoFrame &src) { return cpu_convert(src, dst, params, pool_); });
     gst_video_frame_unmap(&dst);
     return done;
   }
 
  private:
-  Result<void> convert_into(GstBuffer *in, const FrameLayout &layout, GstVideoFrame &dst,
-                            const ConvertParams &params) {
+  // One contiguous memory of the tensor's bytes (one memory a buffer, as
+  // tensor consumers take it).
+  Result<void> convert_tensor(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                              const ConvertParams &params, const TensorSpec &tensor) {
+    if (gst_buffer_n_memory(out) != 1)
+      return Error{EINVAL, "a tensor buffer must be one memory"};
+    GstMapInfo map;
+    if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
+      return Error{EIO, "cannot map the output tensor"};
+    Result<void> done;
+    if (map.size < tensor.size()) {
+      done = Error{EINVAL, "the output buffer of " + std::to_string(map.size) +
+                               " bytes is smaller than " + describe(tensor)};
+    } else {
+      // Made again only when the values change (a property while playing).
+      if (!kernel_ || kernel_norm_ != params.norm) {
+        kernel_.emplace(tensor.type, params.norm, tensor.channels);
+        kernel_norm_ = params.norm;
+      }
+      const cpu::TensorTarget target{map.data, tensor};
+      done = read_source(in, layout, [&](const GstVideoFrame &src) {
+        return cpu_convert(src, target, params, *kernel_, pool_);
+      });
+    }
+    gst_buffer_unmap(out, &map);
+    return done;
+  }
+
+  // Calls write(source frame) with `in` readable.
+  template <typename Write>
+  Result<void> read_source(GstBuffer *in, const FrameLayout &layout, Write write) {
     if (planes_in_fd_memory(in, layout)) {
       // Neither the cache nor the memory's own map may read an fd that is
       // not the memory's any more.
@@ -111,7 +144,7 @@ class CpuBackend : public ConvertBackend {
         src.buffer = in;
         for (guint p = 0; p < layout.n_planes; ++p)
           src.data[p] = const_cast<guint8 *>(got.import->plane(p));
-        return cpu_convert(src, dst, params, pool_);
+        return write(src);
       }
       // The identity check failed: an fd now names other bytes than the
       // memory's, and mapping the memory would map those.
@@ -122,20 +155,23 @@ class CpuBackend : public ConvertBackend {
     GstVideoFrame src;
     if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
       return Error{EIO, "cannot map the input frame (closed or non-mappable fd?)"};
-    auto done = cpu_convert(src, dst, params, pool_);
+    auto done = write(src);
     gst_video_frame_unmap(&src);
     return done;
   }
 
-  GstVideoInfo in_, out_;
+  GstVideoInfo in_;
+  OutputSpec out_;
   cpu::Pool pool_;  // made with the caps: a frame starts no thread
+  std::optional<cpu::TensorKernel> kernel_;
+  TensorNorm kernel_norm_;
   ImportCache<FdMapping> mappings_;
   FrameImporter<FdMapping> importer_;
 };
 
 }  // namespace
 
-std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const GstVideoInfo &out,
+std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const OutputSpec &out,
                                                  uint32_t cache_capacity, unsigned n_threads) {
   return std::make_unique<CpuBackend>(in, out, cache_capacity, n_threads);
 }

@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cpu_range.hpp"
 #include "cpu_steps.hpp"
+#include "cpu_tensor.hpp"
 
 namespace ef::gst {
 namespace {
@@ -35,12 +37,11 @@ struct Input {
   SourceFormat read;
 };
 
+// The formats the CPU backend reads, in the order its caps prefer them
+// (cpu_table.cpp makes its table of them).
 constexpr Input kInputs[] = {
     {GST_VIDEO_FORMAT_NV12, {Layout::Yuv, Unpack::None, 1, 1, true}},
     {GST_VIDEO_FORMAT_I420, {Layout::Yuv, Unpack::None, 1, 1}},
-    {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
-    {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
-    {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
     {GST_VIDEO_FORMAT_YUY2, {Layout::Yuv, Unpack::Yuy2, 1, 0}},
     {GST_VIDEO_FORMAT_UYVY, {Layout::Yuv, Unpack::Uyvy, 1, 0}},
     {GST_VIDEO_FORMAT_RGBA, {Layout::Rgb4, Unpack::None, 0, 0, false, true, Alpha::Real}},
@@ -50,6 +51,9 @@ constexpr Input kInputs[] = {
     {GST_VIDEO_FORMAT_RGB, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, true}},
     {GST_VIDEO_FORMAT_BGR, {Layout::Rgb4, Unpack::Rgb24, 0, 0, false, false}},
     {GST_VIDEO_FORMAT_GRAY8, {Layout::Gray}},
+    {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
+    {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
+    {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
 };
 
 const SourceFormat *source_format_of(GstVideoFormat format) {
@@ -138,11 +142,11 @@ std::string describe(const GstVideoRectangle &r) {
          std::to_string(r.y);
 }
 
-Result<void> check_geometry(const GstVideoFrame &src, const GstVideoFrame &dst,
+Result<void> check_geometry(const GstVideoFrame &src, int width, int height,
                             const ConvertParams &params) {
   if (!inside(params.crop, GST_VIDEO_FRAME_WIDTH(&src), GST_VIDEO_FRAME_HEIGHT(&src)))
     return Error{EINVAL, "crop " + describe(params.crop) + " is not inside the source"};
-  if (!inside(params.content, GST_VIDEO_FRAME_WIDTH(&dst), GST_VIDEO_FRAME_HEIGHT(&dst)))
+  if (!inside(params.content, width, height))
     return Error{EINVAL, "content " + describe(params.content) + " is not inside the output"};
   return {};
 }
@@ -157,36 +161,35 @@ int64_t area(const GstVideoRectangle &r) {
 // a scale whose bands are exact runs in one round of bands with the
 // expansion and the write.
 void transform_and_write(cpu::Steps &steps, Image image, const ConvertParams &p, const Turn &turn,
-                         Decode decode, GstVideoFrame &dst) {
+                         bool expand, const cpu::RowWriter &writer, int rows) {
   const bool swap = direction_swaps_axes(p.direction);
   if (area(p.content) < area(p.crop)) {
     const cpu::ScalePlan plan =
         steps.plan_scale(image, swap ? p.content.h : p.content.w, swap ? p.content.w : p.content.h);
     if (turn.op == TurnOp::None && plan.banded)
-      return steps.scale_and_write(plan, decode.expand, dst, decode.matrix);
+      return steps.scale_and_write(plan, expand, writer, rows);
     image = steps.turn(steps.scale(plan), turn.op);
-    if (decode.expand)
+    if (expand)
       image = steps.expand_range(image);
-    return steps.write(image, dst, decode.matrix);
+    return steps.write(image, writer, rows);
   }
-  if (decode.expand)
+  if (expand)
     image = steps.expand_range(image);
   image = steps.turn(image, turn.op);
   const cpu::ScalePlan plan = steps.plan_scale(image, p.content.w, p.content.h);
   if (plan.banded)
-    return steps.scale_and_write(plan, false, dst, decode.matrix);
-  steps.write(steps.scale(plan), dst, decode.matrix);
+    return steps.scale_and_write(plan, false, writer, rows);
+  steps.write(steps.scale(plan), writer, rows);
 }
 
 // How many bands a frame is cut into: one where waking helpers would cost
 // more than they save (a small frame, a pool of one), else one per thread
 // while bands keep a few rows each.
-unsigned bands_for(const GstVideoFrame &dst, const ConvertParams &params, unsigned threads) {
-  const int64_t pixels =
-      area(params.crop) + int64_t(GST_VIDEO_FRAME_WIDTH(&dst)) * GST_VIDEO_FRAME_HEIGHT(&dst);
+unsigned bands_for(int width, int height, const ConvertParams &params, unsigned threads) {
+  const int64_t pixels = area(params.crop) + int64_t(width) * height;
   if (threads <= 1 || pixels < kParallelPixels)
     return 1;
-  const int rows = std::min(GST_VIDEO_FRAME_HEIGHT(&dst), params.content.h);
+  const int rows = std::min(height, params.content.h);
   return std::clamp(unsigned(rows / kMinBandRows), 1u, threads);
 }
 
@@ -207,22 +210,44 @@ bool cpu_supports_output(GstVideoFormat format) {
   return cpu::dst_kind_of(format, kind);
 }
 
-Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
-                         cpu::Pool &pool) {
-  const SourceFormat *read = source_format_of(GST_VIDEO_FRAME_FORMAT(&src));
+std::vector<GstVideoFormat> cpu_input_formats() {
+  std::vector<GstVideoFormat> formats;
+  for (const Input &input : kInputs)
+    formats.push_back(input.format);
+  return formats;
+}
+
+std::vector<GstVideoFormat> cpu_output_formats() {
+  return cpu::dst_formats();
+}
+
+namespace {
+
+// What the last step writes into, as the steps before it see it.
+struct Destination {
+  const char *name;  // for messages
   cpu::DstKind kind;
-  if (!read || !cpu::dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind))
+  int width, height;
+};
+
+// The conversion into `dst`, whose writer `make_writer(matrix, arena)`
+// makes once the source's colours are known.
+template <typename MakeWriter>
+Result<void> convert_into(const GstVideoFrame &src, const Destination &dst,
+                          const ConvertParams &params, cpu::Pool &pool, MakeWriter make_writer) {
+  const SourceFormat *read = source_format_of(GST_VIDEO_FRAME_FORMAT(&src));
+  if (!read)
     return Error{EINVAL, std::string("no CPU conversion from ") +
                              gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&src)) + " to " +
-                             gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&dst))};
+                             dst.name};
   const Turn *turn = turn_for(params.direction);
   if (!turn)
     return Error{EINVAL, "video-direction auto and custom must be resolved before converting"};
-  if (auto checked = check_geometry(src, dst, params); !checked)
+  if (auto checked = check_geometry(src, dst.width, dst.height, params); !checked)
     return checked;
   // GstVideoConverter gives a BT.601 source's Y as it is for GRAY8 (range
   // included) and any other matrix's luma through RGB; so do we, to match.
-  const bool luma_only = read->layout == Layout::Yuv && kind == cpu::DstKind::Gray &&
+  const bool luma_only = read->layout == Layout::Yuv && dst.kind == cpu::DstKind::Gray &&
                          params.matrix == GST_VIDEO_COLOR_MATRIX_BT601;
   Decode decode;
   if (read->layout == Layout::Yuv && !luma_only) {
@@ -233,22 +258,64 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
   }
   cpu::Arena &arena = cpu::thread_arena();
   const ArenaFrame frame{arena};
-  cpu::Steps steps(params, pool, bands_for(dst, params, pool.threads()), arena);
-
+  cpu::Steps steps(params, pool, bands_for(dst.width, dst.height, params, pool.threads()), arena);
   Image image = steps.load(src, *read, luma_only);
   if (turn->vflip)
     for (int i = 0; i < image.n_planes; ++i)
       image.planes[i] = image.planes[i].flipped();
-  transform_and_write(steps, image, params, *turn, decode, dst);
+  const auto writer = make_writer(decode.matrix, arena);
+  transform_and_write(steps, image, params, *turn, decode.expand, writer, dst.height);
   return {};
+}
+
+// The pool of `threads` the calling thread keeps for the overloads that
+// take a count.
+cpu::Pool &thread_pool(unsigned threads) {
+  thread_local std::unique_ptr<cpu::Pool> pool;
+  if (!pool || pool->threads() != std::max(threads, 1u))
+    pool = std::make_unique<cpu::Pool>(threads);
+  return *pool;
+}
+
+}  // namespace
+
+Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
+                         cpu::Pool &pool) {
+  cpu::DstKind kind;
+  if (!cpu::dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind))
+    return Error{EINVAL, std::string("no CPU conversion from ") +
+                             gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&src)) + " to " +
+                             gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&dst))};
+  const Destination d{gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&dst)), kind,
+                      GST_VIDEO_FRAME_WIDTH(&dst), GST_VIDEO_FRAME_HEIGHT(&dst)};
+  return convert_into(src, d, params, pool, [&](cpu::YuvMatrix matrix, cpu::Arena &) {
+    return cpu::Writer(dst, params.content, params.fill, matrix);
+  });
+}
+
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, const cpu::TensorKernel &kernel,
+                         cpu::Pool &pool) {
+  const TensorSpec &spec = dst.spec;
+  if ((spec.channels != 1 && spec.channels != 3) || spec.type != kernel.type())
+    return Error{EINVAL, "no CPU conversion to " + describe(spec)};
+  cpu::DstKind kind;
+  cpu::dst_kind_of(cpu::TensorWriter::staging_format(spec, params.norm.bgr), kind);
+  const Destination d{"tensors", kind, spec.width, spec.height};
+  return convert_into(src, d, params, pool, [&](cpu::YuvMatrix matrix, cpu::Arena &arena) {
+    return cpu::TensorWriter(dst, params, matrix, kernel, arena);
+  });
+}
+
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, unsigned threads) {
+  const cpu::TensorKernel kernel(dst.spec.type, params.norm, dst.spec.channels);
+  return cpu_convert(src, dst, params, kernel, thread_pool(threads));
 }
 
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
                          unsigned threads) {
-  thread_local std::unique_ptr<cpu::Pool> pool;
-  if (!pool || pool->threads() != std::max(threads, 1u))
-    pool = std::make_unique<cpu::Pool>(threads);
-  return cpu_convert(src, dst, params, *pool);
+  return cpu_convert(src, dst, params, thread_pool(threads));
 }
 
 }  // namespace ef::gst

@@ -4,15 +4,21 @@
 
 #include <gst/video/video.h>
 
+#include <vector>
+
 #include "cpu_pool.hpp"
+#include "cpu_tensor.hpp"
 #include "efconvert/convert_params.hpp"
 #include "ef/result.hpp"
 
 namespace ef::gst {
 
-// Formats the CPU backend reads and writes.
+// Formats the CPU backend reads and writes (images), the lists in the
+// order its caps prefer them.
 bool cpu_supports_input(GstVideoFormat format);
 bool cpu_supports_output(GstVideoFormat format);
+std::vector<GstVideoFormat> cpu_input_formats();
+std::vector<GstVideoFormat> cpu_output_formats();
 
 // Converts `src` into `dst` as `params` says: crop, turn, scale into the
 // content rectangle, colour conversion, borders in params.fill. Writes every
@@ -25,5 +31,14 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
 // when the count changes): for tests and tools.
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
                          unsigned threads);
+
+// The same into a tensor: its values from the 8-bit values the conversion
+// into an RGB, BGR, RGBP or GRAY8 frame would give, as `kernel` says
+// (made for params.norm, the tensor's type and channels).
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, const cpu::TensorKernel &kernel,
+                         cpu::Pool &pool);
+Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
+                         const ConvertParams &params, unsigned threads);
 
 }  // namespace ef::gst

@@ -23,6 +23,9 @@ struct Plane {
   Plane flipped() const { return {row(height - 1), -stride, width, height, bpp}; }
 };
 
+// The planes of a destination, Planar3 by colour (R, G, B).
+using Planes = std::array<Plane, 3>;
+
 enum class Layout {
   Yuv,   // Y plane + U, V planes, or + one interleaved U,V plane (NV12)
   Rgb4,  // one plane, 4 bytes a pixel: three colour bytes, then alpha or padding

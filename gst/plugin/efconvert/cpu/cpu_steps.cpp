@@ -466,27 +466,23 @@ Image Steps::expand_range(const Image &image) {
   return out;
 }
 
-void Steps::write(const Image &image, GstVideoFrame &dst, YuvMatrix matrix) {
-  const Writer writer(dst, params_.content, params_.fill, matrix);
+void Steps::write(const Image &image, const RowWriter &writer, int rows) {
   const size_t strip_bytes = writer.strip_bytes(image);
   uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * bands_) : nullptr;
-  const Cut cut{GST_VIDEO_FRAME_HEIGHT(&dst), params_.content.y,
-                params_.content.y + params_.content.h};
+  const Cut cut{rows, params_.content.y, params_.content.y + params_.content.h};
   for_bands(pool_, bands_, cut, [&](int k, int y0, int y1) {
     writer.write_rows(image, y0, y1, strips ? strips + strip_bytes * k : nullptr);
   });
 }
 
-void Steps::scale_and_write(const ScalePlan &plan, bool expand, GstVideoFrame &dst,
-                            YuvMatrix matrix) {
+void Steps::scale_and_write(const ScalePlan &plan, bool expand, const RowWriter &writer, int rows) {
   const Image image = expand ? new_like(plan.out) : plan.out;
-  const Writer writer(dst, params_.content, params_.fill, matrix);
   const size_t strip_bytes = writer.strip_bytes(image);
   uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * bands_) : nullptr;
   const int top = params_.content.y, bottom = top + params_.content.h;
   // Bands start an even number of rows into the content: a reduction by
   // 1.5 makes rows in pairs.
-  for_bands(pool_, bands_, {GST_VIDEO_FRAME_HEIGHT(&dst), top, bottom}, [&](int k, int y0, int y1) {
+  for_bands(pool_, bands_, {rows, top, bottom}, [&](int k, int y0, int y1) {
     const int r0 = std::max(y0, top) - top, r1 = std::min(y1, bottom) - top;
     if (r0 < r1) {
       scale_rows(plan, r0, r1);

@@ -62,11 +62,12 @@ class Steps {
   Image turn(const Image &image, TurnOp op);
   // Limited-range YUV to full range (see cpu_range.hpp).
   Image expand_range(const Image &image);
-  void write(const Image &image, GstVideoFrame &dst, YuvMatrix matrix);
+  // The destination's `rows` rows by `writer`.
+  void write(const Image &image, const RowWriter &writer, int rows);
   // A banded plan, then the range expansion where asked, then the write,
   // in one round: each band scales the content rows it writes from the
   // source rows they need, so its rows stay in its core's cache.
-  void scale_and_write(const ScalePlan &plan, bool expand, GstVideoFrame &dst, YuvMatrix matrix);
+  void scale_and_write(const ScalePlan &plan, bool expand, const RowWriter &writer, int rows);
 
  private:
   Plane new_plane(int w, int h, int bpp);

@@ -65,24 +65,38 @@ void force_opaque(uint8_t *data, int stride, int width, int rows) {
 
 }  // namespace
 
+namespace {
+
+struct Output {
+  GstVideoFormat format;
+  DstKind kind;
+};
+
+// The formats the writer makes, in the order efconvert's caps prefer them.
+constexpr Output kOutputs[] = {
+    {GST_VIDEO_FORMAT_RGB, DstKind::Packed3},  {GST_VIDEO_FORMAT_BGR, DstKind::Packed3},
+    {GST_VIDEO_FORMAT_RGBA, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRA, DstKind::Packed4},
+    {GST_VIDEO_FORMAT_RGBx, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRx, DstKind::Packed4},
+    {GST_VIDEO_FORMAT_GRAY8, DstKind::Gray},   {GST_VIDEO_FORMAT_RGBP, DstKind::Planar3},
+    {GST_VIDEO_FORMAT_BGRP, DstKind::Planar3},
+};
+
+}  // namespace
+
 bool dst_kind_of(GstVideoFormat format, DstKind &kind) {
-  struct Output {
-    GstVideoFormat format;
-    DstKind kind;
-  };
-  static constexpr Output outputs[] = {
-      {GST_VIDEO_FORMAT_RGBA, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRA, DstKind::Packed4},
-      {GST_VIDEO_FORMAT_RGBx, DstKind::Packed4}, {GST_VIDEO_FORMAT_BGRx, DstKind::Packed4},
-      {GST_VIDEO_FORMAT_RGB, DstKind::Packed3},  {GST_VIDEO_FORMAT_BGR, DstKind::Packed3},
-      {GST_VIDEO_FORMAT_GRAY8, DstKind::Gray},   {GST_VIDEO_FORMAT_RGBP, DstKind::Planar3},
-      {GST_VIDEO_FORMAT_BGRP, DstKind::Planar3},
-  };
-  for (const Output &o : outputs)
+  for (const Output &o : kOutputs)
     if (o.format == format) {
       kind = o.kind;
       return true;
     }
   return false;
+}
+
+std::vector<GstVideoFormat> dst_formats() {
+  std::vector<GstVideoFormat> formats;
+  for (const Output &o : kOutputs)
+    formats.push_back(o.format);
+  return formats;
 }
 
 bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_range) {
@@ -145,27 +159,29 @@ bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_ra
 
 Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,
                const std::array<uint8_t, 4> &fill, YuvMatrix matrix)
-    : width_(GST_VIDEO_FRAME_WIDTH(&dst)),
-      height_(GST_VIDEO_FRAME_HEIGHT(&dst)),
-      content_(content),
-      matrix_(matrix) {
+    : Writer(GST_VIDEO_FRAME_FORMAT(&dst), GST_VIDEO_FRAME_WIDTH(&dst),
+             GST_VIDEO_FRAME_HEIGHT(&dst), content, fill, matrix) {
   const GstVideoFormatInfo *finfo = dst.info.finfo;
-  dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind_);
+  for (int i = 0; i < n_planes_; ++i) {
+    // Planar: plane i holds colour i (R, G, B), wherever it lies in memory.
+    const guint plane = n_planes_ > 1 ? GST_VIDEO_FORMAT_INFO_PLANE(finfo, i) : 0;
+    frame_[i] = {static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, plane)),
+                 GST_VIDEO_FRAME_PLANE_STRIDE(&dst, plane), width_, height_, bpp_[i]};
+  }
+}
+
+Writer::Writer(GstVideoFormat format, int width, int height, const GstVideoRectangle &content,
+               const std::array<uint8_t, 4> &fill, YuvMatrix matrix)
+    : width_(width), height_(height), content_(content), matrix_(matrix) {
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info(format);
+  dst_kind_of(format, kind_);
   alpha_ = GST_VIDEO_FORMAT_INFO_HAS_ALPHA(finfo);
   red_first_ = GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_R) == 0;
   const bool planar = kind_ == DstKind::Planar3;
   n_planes_ = planar ? 3 : 1;
   for (int i = 0; i < n_planes_; ++i) {
-    // Planar: plane i holds colour i (R, G, B), wherever it lies in memory.
-    const guint plane = planar ? GST_VIDEO_FORMAT_INFO_PLANE(finfo, i) : 0;
     fill_[i].fill(0xff);  // padding bytes (RGBx) too
-    frame_[i] = {static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, plane)),
-                 GST_VIDEO_FRAME_PLANE_STRIDE(&dst, plane), width_, height_,
-                 GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, planar ? i : 0)};
-    out_[i] = frame_[i];
-    out_[i].data = frame_[i].at(content.x, content.y);
-    out_[i].width = content.w;
-    out_[i].height = content.h;
+    bpp_[i] = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, planar ? i : 0);
   }
   if (kind_ == DstKind::Gray) {
     fill_[0][0] = luma_of(fill);
@@ -196,73 +212,93 @@ size_t Writer::strip_bytes(const Image &image) const {
 }
 
 void Writer::write_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
+  write_into(frame_, 0, image, y0, y1, strip);
+}
+
+// `frame`'s row 0 is destination row `first_row`: the whole frame, or a few
+// rows of scratch.
+void Writer::write_into(const Planes &frame, int first_row, const Image &image, int y0, int y1,
+                        uint8_t *strip) const {
   const int top = content_.y;
   const int bottom = content_.y + content_.h;
-  fill(0, width_, y0, std::min(y1, top));
-  fill(0, width_, std::max(y0, bottom), y1);
+  fill(frame, first_row, 0, width_, y0, std::min(y1, top));
+  fill(frame, first_row, 0, width_, std::max(y0, bottom), y1);
   const int c0 = std::max(y0, top);
   const int c1 = std::min(y1, bottom);
   if (c0 >= c1)
     return;
-  fill(0, content_.x, c0, c1);
-  fill(content_.x + content_.w, width_, c0, c1);
-  content_rows(image, c0 - top, c1 - top, strip);
+  fill(frame, first_row, 0, content_.x, c0, c1);
+  fill(frame, first_row, content_.x + content_.w, width_, c0, c1);
+  Planes out = frame;
+  for (int i = 0; i < n_planes_; ++i)
+    out[i].data = frame[i].at(content_.x, c0 - first_row);
+  content_rows(image, c0 - top, c1 - top, strip, out);
 }
 
-void Writer::content_rows(const Image &image, int r0, int r1, uint8_t *strip) const {
+// `out`: where content row r0 goes.
+void Writer::content_rows(const Image &image, int r0, int r1, uint8_t *strip,
+                          const Planes &out) const {
   const Plane &first = image.planes[0];
   switch (image.layout) {
     case Layout::Yuv:
-      yuv_rows(image, r0, r1, strip);
+      yuv_rows(image, r0, r1, strip, out);
       break;
     case Layout::Gray:
-      gray_rows(first, r0, r1, strip);
+      gray_rows(first, r0, r1, strip, out);
       break;
     case Layout::Rgb4:
-      rgb4_rows(first.row(r0), first.stride, image.red_first, image.alpha, r0, r1 - r0,
+      rgb4_rows(first.row(r0), first.stride, image.red_first, image.alpha, out, r1 - r0,
                 strip + argb_strip_bytes(image));
       break;
   }
 }
 
+// The planes of `out` from its row `rows` on.
+Planes Writer::below(const Planes &out, int rows) const {
+  Planes moved = out;
+  for (int i = 0; i < n_planes_; ++i)
+    moved[i].data = out[i].row(rows);
+  return moved;
+}
+
 // YUV (or gray) to a format libyuv cannot write from it goes through ARGB
 // rows few enough to stay in cache.
 template <typename ToArgb>
-void Writer::through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const {
+void Writer::through_strip(int r0, int r1, uint8_t *strip, const Planes &out,
+                           ToArgb to_argb) const {
   const int stride = content_.w * 4;
   for (int r = r0; r < r1; r += kStripRows) {
     const int rows = std::min(kStripRows, r1 - r);
     to_argb(r, rows, strip, stride);
-    rgb4_rows(strip, stride, false, Alpha::Opaque, r, rows, strip + size_t(kStripRows) * stride);
+    rgb4_rows(strip, stride, false, Alpha::Opaque, below(out, r - r0), rows,
+              strip + size_t(kStripRows) * stride);
   }
 }
 
-void Writer::yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const {
+void Writer::yuv_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const {
   if (kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3) {
-    const Plane &o = out_[0];
-    yuv_to_packed(matrix_, image, content_.w, r0, r1 - r0, o.row(r0), o.stride, o.bpp, red_first_);
+    const Plane &o = out[0];
+    yuv_to_packed(matrix_, image, content_.w, r0, r1 - r0, o.data, o.stride, o.bpp, red_first_);
     return;
   }
-  through_strip(r0, r1, strip, [&](int r, int rows, uint8_t *argb, int stride) {
+  through_strip(r0, r1, strip, out, [&](int r, int rows, uint8_t *argb, int stride) {
     yuv_to_packed(matrix_, image, content_.w, r, rows, argb, stride, 4, false);
   });
 }
 
-void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const {
+void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip, const Planes &out) const {
   const int rows = r1 - r0;
   switch (kind_) {
     case DstKind::Gray:
     case DstKind::Planar3:
       for (int i = 0; i < n_planes_; ++i)
-        libyuv::CopyPlane(gray.row(r0), gray.stride, out_[i].row(r0), out_[i].stride, content_.w,
-                          rows);
+        libyuv::CopyPlane(gray.row(r0), gray.stride, out[i].data, out[i].stride, content_.w, rows);
       break;
     case DstKind::Packed4:
-      libyuv::J400ToARGB(gray.row(r0), gray.stride, out_[0].row(r0), out_[0].stride, content_.w,
-                         rows);
+      libyuv::J400ToARGB(gray.row(r0), gray.stride, out[0].data, out[0].stride, content_.w, rows);
       break;
     case DstKind::Packed3:
-      through_strip(r0, r1, strip, [&](int r, int n, uint8_t *argb, int stride) {
+      through_strip(r0, r1, strip, out, [&](int r, int n, uint8_t *argb, int stride) {
         libyuv::J400ToARGB(gray.row(r), gray.stride, argb, stride, content_.w, n);
       });
       break;
@@ -271,50 +307,49 @@ void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const 
 
 // The byte functions of libyuv move bytes, whatever they hold: "ARGB to
 // RGB24" keeps bytes 0-2 in order, "to RAW" and "to ABGR" swap 0 and 2.
-void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows,
-                       uint8_t *alpha_sink) const {
-  const Plane &o = out_[0];
+void Writer::rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, const Planes &out,
+                       int rows, uint8_t *alpha_sink) const {
+  const Plane &o = out[0];
   const bool same = red_first == red_first_;
   switch (kind_) {
     case DstKind::Packed4:
       if (same)
-        libyuv::ARGBCopy(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ARGBCopy(s, stride, o.data, o.stride, content_.w, rows);
       else
-        libyuv::ARGBToABGR(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ARGBToABGR(s, stride, o.data, o.stride, content_.w, rows);
       if (alpha == Alpha::Padding && alpha_)
-        force_opaque(o.row(r0), o.stride, content_.w, rows);
+        force_opaque(o.data, o.stride, content_.w, rows);
       break;
     case DstKind::Packed3:
       if (same)
-        libyuv::ARGBToRGB24(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ARGBToRGB24(s, stride, o.data, o.stride, content_.w, rows);
       else
-        libyuv::ARGBToRAW(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ARGBToRAW(s, stride, o.data, o.stride, content_.w, rows);
       break;
     case DstKind::Gray:
       if (red_first)
-        libyuv::ABGRToJ400(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ABGRToJ400(s, stride, o.data, o.stride, content_.w, rows);
       else
-        libyuv::ARGBToJ400(s, stride, o.row(r0), o.stride, content_.w, rows);
+        libyuv::ARGBToJ400(s, stride, o.data, o.stride, content_.w, rows);
       break;
     case DstKind::Planar3: {
       // SplitARGBPlane sends byte 2 to its "r" plane and byte 0 to its "b".
-      const Plane &byte0 = out_[red_first ? 0 : 2];
-      const Plane &byte2 = out_[red_first ? 2 : 0];
-      libyuv::SplitARGBPlane(s, stride, byte2.row(r0), byte2.stride, out_[1].row(r0),
-                             out_[1].stride, byte0.row(r0), byte0.stride, alpha_sink, 0, content_.w,
-                             rows);
+      const Plane &byte0 = out[red_first ? 0 : 2];
+      const Plane &byte2 = out[red_first ? 2 : 0];
+      libyuv::SplitARGBPlane(s, stride, byte2.data, byte2.stride, out[1].data, out[1].stride,
+                             byte0.data, byte0.stride, alpha_sink, 0, content_.w, rows);
       break;
     }
   }
 }
 
-void Writer::fill(int x0, int x1, int y0, int y1) const {
+void Writer::fill(const Planes &frame, int first_row, int x0, int x1, int y0, int y1) const {
   if (x0 >= x1 || y0 >= y1)
     return;
   for (int i = 0; i < n_planes_; ++i) {
-    const Plane &p = frame_[i];
+    const Plane &p = frame[i];
     const size_t bytes = size_t(x1 - x0) * p.bpp;
-    uint8_t *first = p.at(x0, y0);
+    uint8_t *first = p.at(x0, y0 - first_row);
     // One byte a pixel, or a pixel of equal bytes (black, white, greys):
     // a memset of each row, which reads nothing.
     const auto *pixel = fill_[i].data();
@@ -325,7 +360,7 @@ void Writer::fill(int x0, int x1, int y0, int y1) const {
     for (size_t b = 0; b < bytes; b += p.bpp)
       std::memcpy(first + b, fill_[i].data(), p.bpp);
     for (int y = y0 + 1; y < y1; ++y)
-      std::memcpy(p.at(x0, y), first, bytes);
+      std::memcpy(p.at(x0, y - first_row), first, bytes);
   }
 }
 

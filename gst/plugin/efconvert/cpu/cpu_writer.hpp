@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "cpu_image.hpp"
 
@@ -32,34 +33,55 @@ enum class DstKind { Packed4, Packed3, Gray, Planar3 };
 
 // Whether the writer handles `format` and how it lays out pixels.
 bool dst_kind_of(GstVideoFormat format, DstKind &kind);
+// The formats it handles, by preference.
+std::vector<GstVideoFormat> dst_formats();
 
-class Writer {
+// The last step's interface: rows of the destination from the finished
+// image, a band at a time on any thread (an image's Writer, or a tensor's,
+// cpu_tensor.hpp).
+class RowWriter {
  public:
-  Writer(GstVideoFrame &dst, const GstVideoRectangle &content, const std::array<uint8_t, 4> &fill,
-         YuvMatrix matrix);
-
+  virtual ~RowWriter() = default;
   // Bytes of scratch one band needs to write `image` (0 when it goes
   // straight into the destination).
-  size_t strip_bytes(const Image &image) const;
+  virtual size_t strip_bytes(const Image &image) const = 0;
   // Writes rows [y0, y1) of the destination: border and content. A band
   // that starts inside the content must start an even number of rows into
   // it (a 4:2:0 image's chroma row serves two rows).
-  void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
+  virtual void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const = 0;
+};
+
+class Writer : public RowWriter {
+ public:
+  Writer(GstVideoFrame &dst, const GstVideoRectangle &content, const std::array<uint8_t, 4> &fill,
+         YuvMatrix matrix);
+  // A destination of `format` given by the planes of each write_into().
+  Writer(GstVideoFormat format, int width, int height, const GstVideoRectangle &content,
+         const std::array<uint8_t, 4> &fill, YuvMatrix matrix);
+
+  size_t strip_bytes(const Image &image) const override;
+  void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const override;
+  // The same into `frame` (Planar3: R, G, B), whose row 0 is destination
+  // row `first_row`.
+  void write_into(const Planes &frame, int first_row, const Image &image, int y0, int y1,
+                  uint8_t *strip) const;
 
  private:
   static constexpr int kStripRows = 16;
 
-  void content_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
-  void yuv_rows(const Image &image, int r0, int r1, uint8_t *strip) const;
-  void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip) const;
+  // `out`: where content row r0 goes.
+  void content_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const;
+  void yuv_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const;
+  void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip, const Planes &out) const;
   size_t argb_strip_bytes(const Image &image) const;
-  // `s` is the first source row; r0 the first content row it becomes.
-  // `alpha_sink`: a row of scratch (Planar3 output drops alpha there).
-  void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, int r0, int rows,
-                 uint8_t *alpha_sink) const;
+  // `s` is the first source row, `out` where it goes. `alpha_sink`: a row
+  // of scratch (Planar3 output drops alpha there).
+  void rgb4_rows(const uint8_t *s, int stride, bool red_first, Alpha alpha, const Planes &out,
+                 int rows, uint8_t *alpha_sink) const;
   template <typename ToArgb>
-  void through_strip(int r0, int r1, uint8_t *strip, ToArgb to_argb) const;
-  void fill(int x0, int x1, int y0, int y1) const;
+  void through_strip(int r0, int r1, uint8_t *strip, const Planes &out, ToArgb to_argb) const;
+  Planes below(const Planes &out, int rows) const;
+  void fill(const Planes &frame, int first_row, int x0, int x1, int y0, int y1) const;
 
   DstKind kind_ = DstKind::Packed4;
   bool red_first_ = false;
@@ -67,10 +89,11 @@ class Writer {
   int width_ = 0;
   int height_ = 0;
   GstVideoRectangle content_{};
-  // The destination's planes from its top-left corner, and at the content's
-  // (Planar3: R, G, B whatever their order in memory).
-  std::array<Plane, 3> frame_{};
-  std::array<Plane, 3> out_{};
+  // The destination's planes from its top-left corner (Planar3: R, G, B
+  // whatever their order in memory); empty for a writer of planes given
+  // each time.
+  Planes frame_{};
+  std::array<int, 3> bpp_{1, 1, 1};
   int n_planes_ = 1;
   // The fill colour as the bytes of one pixel of each plane.
   std::array<std::array<uint8_t, 4>, 3> fill_{};

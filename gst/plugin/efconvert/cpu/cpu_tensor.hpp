@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Tensors from the CPU backend: the writer of the last step makes each
+// band's 8-bit rows a few at a time in scratch that stays in cache (RGB or
+// BGR for NHWC, R, G, B planes for NCHW, luma for one channel), exactly
+// as the image writer would write them into an RGB, RGBP or GRAY8 frame,
+// and turns them into the tensor's values right away: no 8-bit frame is
+// ever written whole, and the tensor is written once.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu_image.hpp"
+#include "cpu_pool.hpp"
+#include "cpu_writer.hpp"
+#include "efconvert/convert_params.hpp"
+#include "efconvert/output_spec.hpp"
+
+namespace ef::gst::cpu {
+
+// 8-bit channel values to one tensor type, per channel c of the tensor:
+// float x * scale[c] + offset[c] ((x - mean) / std), quantised
+// clamp(round(((x - mean) / std) / quant_scale) + zero_point) to the type's
+// range, rounding half to even. The 256 results of each channel are
+// tabled, in double precision, for the scalar path; where the CPU has
+// AVX2, FMA and F16C the same is computed 24 values at a time in float
+// (quantised only where that gives the table's every value, checked when
+// the kernel is made).
+class TensorKernel {
+ public:
+  // The vector path's constants for 24 values a round: three vectors of
+  // 8, each with its own scale and offset (a pixel's three channels repeat
+  // every 3 values, so every 24).
+  struct Lanes {
+    alignas(32) float scale[24];
+    alignas(32) float offset[24];
+  };
+
+  TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels);
+
+  TensorType type() const { return type_; }
+  size_t element_bytes() const { return bytes_; }
+  // n values, channel i % channels of the tensor's (interleaved rows).
+  void interleaved(const uint8_t *in, void *out, size_t n) const;
+  // n values of channel `c` (a plane's row).
+  void plane(const uint8_t *in, void *out, size_t n, unsigned c) const;
+  // Whether the vector path runs (for tests and benchmarks).
+  bool vectorised() const { return simd_; }
+
+ private:
+  void run(const uint8_t *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
+           unsigned period) const;
+  template <size_t Bytes>
+  void tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
+            const std::array<unsigned, 3> &channel, unsigned period) const;
+
+  TensorType type_;
+  unsigned channels_;
+  size_t bytes_;
+  std::array<float, 3> scale_{}, offset_{};
+  float low_ = 0, high_ = 0;  // quantised: the clamp before rounding (range - zero point)
+  int zero_point_ = 0;
+  bool simd_ = false;
+  std::array<Lanes, 4> lanes_{};  // channel 0, 1, 2 alone; [3] interleaved
+  // [channel][x]: the value's bytes (element_bytes() each).
+  std::array<std::array<uint8_t, 256 * 4>, 3> table_{};
+};
+
+// Where a tensor goes: one contiguous block of spec.size() bytes.
+struct TensorTarget {
+  uint8_t *data = nullptr;
+  TensorSpec spec;
+};
+
+class TensorWriter : public RowWriter {
+ public:
+  // Made on the calling thread: the border's values go into `arena`.
+  TensorWriter(const TensorTarget &target, const ConvertParams &params, YuvMatrix matrix,
+               const TensorKernel &kernel, Arena &arena);
+
+  size_t strip_bytes(const Image &image) const override;
+  void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const override;
+
+  // The 8-bit format of the rows made in scratch for a tensor.
+  static GstVideoFormat staging_format(const TensorSpec &spec, bool bgr);
+
+ private:
+  static constexpr int kChunkRows = 8;
+
+  // Tensor plane p (NHWC: the only one), row y.
+  uint8_t *row(unsigned p, int y) const;
+  void border_rows(int y0, int y1) const;
+  void expand_row(const Planes &from, int r, int y) const;
+  void content_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
+
+  TensorTarget target_;
+  GstVideoRectangle content_;
+  const TensorKernel &kernel_;
+  Writer staging_;
+  bool planar_;
+  bool bgr_;
+  unsigned planes_;         // tensor planes: NCHW channels, else 1
+  size_t row_values_;       // values in a row of a tensor plane
+  size_t staging_row_ = 0;  // bytes of a staging row (of one plane)
+  size_t staging_bytes_ = 0;
+  Planes fill_{};  // a border row of 8-bit values in each staging plane
+};
+
+}  // namespace ef::gst::cpu

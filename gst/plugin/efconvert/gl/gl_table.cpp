@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the GL backend makes (backend_table.hpp): the formats its shader
+// reads (gl_layout's source_layout) in any memory, to the formats it writes
+// (output_layout) in plain memory, and those of one RGBA8 texel a pixel as
+// GL textures. tests/gst/test_backend_tables.cpp checks these lists against
+// gl_layout, both ways.
+#include "efconvert/backend_table.hpp"
+
+namespace ef::gst {
+
+const BackendTable &gl_table() {
+  static const std::vector<std::string> inputs = {"NV12", "I420", "YUY2", "UYVY", "RGBA", "BGRA",
+                                                  "RGBx", "BGRx", "RGB",  "BGR",  "GRAY8"};
+  static const BackendTable table{
+      "gl",
+      {
+          {inputs,
+           kAnyMemory,
+           OutputKind::Image,
+           {"RGB", "BGR", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY8", "RGBP", "BGRP"},
+           kPlainMemory},
+          {inputs,
+           kAnyMemory,
+           OutputKind::Image,
+           {"RGBA", "BGRA", "RGBx", "BGRx"},
+           memory_bit(FrameMemory::Gl)},
+      },
+  };
+  return table;
+}
+
+}  // namespace ef::gst

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's one description of what it makes: each backend's table
+// agrees with the code that converts (every format it lists is one the
+// backend handles, and every format the backend handles is listed), the
+// caps are the union of the tables, and a conversion goes to the backends
+// whose tables have it.
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/gst_ptr.hpp"
+#include "efconvert/backend_table.hpp"
+#include "efconvert/convert_caps.hpp"
+#include "efconvert/cpu/cpu_converter.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "efconvert/gl/gl_layout.hpp"
+#endif
+
+// Last: Check's `fail` macro would rename std::ios::fail in headers after it.
+#include <gst/check/gstcheck.h>
+
+using namespace ef::gst;
+
+namespace {
+
+std::vector<GstVideoFormat> raw_formats() {
+  guint n = 0;
+  const GstVideoFormat *all = gst_video_formats_raw(&n);
+  return {all, all + n};
+}
+
+bool listed(const std::vector<std::string> &names, GstVideoFormat f) {
+  return std::find(names.begin(), names.end(), gst_video_format_to_string(f)) != names.end();
+}
+
+// The names a table lists for its inputs, or its outputs of `kind` in
+// memory `m`.
+std::vector<std::string> table_names(const BackendTable &t, bool outputs, OutputKind kind,
+                                     FrameMemory m) {
+  std::vector<std::string> names;
+  for (const Production &row : t.rows) {
+    if (outputs && (row.kind != kind || !(row.out & memory_bit(m))))
+      continue;
+    for (const std::string &n : outputs ? row.outputs : row.inputs)
+      names.push_back(n);
+  }
+  return names;
+}
+
+ef::gst::CapsPtr caps(const char *text) {
+  return ef::gst::CapsPtr(gst_caps_from_string(text));
+}
+
+// Whether `c` has a structure in memory `feature` whose format can be `format`.
+bool offers(GstCaps *c, const char *feature, const char *format) {
+  ef::gst::CapsPtr want(gst_caps_from_string(
+      (std::string("video/x-raw(") + feature + "), format=" + format).c_str()));
+  return gst_caps_can_intersect(c, want.get());
+}
+
+}  // namespace
+
+GST_START_TEST(test_cpu_table_is_the_converter) {
+  const BackendTable &t = cpu_table();
+  for (GstVideoFormat f : raw_formats()) {
+    const char *name = gst_video_format_to_string(f);
+    fail_unless_equals_int(listed(table_names(t, false, OutputKind::Image, FrameMemory::System), f),
+                           cpu_supports_input(f));
+    for (FrameMemory m : {FrameMemory::System, FrameMemory::DmaBuf})
+      fail_unless(listed(table_names(t, true, OutputKind::Image, m), f) == cpu_supports_output(f),
+                  "%s out", name);
+    fail_if(listed(table_names(t, true, OutputKind::Image, FrameMemory::Gl), f), "%s", name);
+  }
+}
+GST_END_TEST;
+
+#ifdef EF_HAVE_GSTGL
+GST_START_TEST(test_gl_table_is_the_shader) {
+  const BackendTable &t = gl_table();
+  for (GstVideoFormat f : raw_formats()) {
+    const char *name = gst_video_format_to_string(f);
+    const auto out = gl::output_layout(f);
+    fail_unless(listed(table_names(t, false, OutputKind::Image, FrameMemory::System), f) ==
+                    gl::source_layout(f).has_value(),
+                "%s in", name);
+    for (FrameMemory m : {FrameMemory::System, FrameMemory::DmaBuf})
+      fail_unless(listed(table_names(t, true, OutputKind::Image, m), f) == out.has_value(), "%s",
+                  name);
+    fail_unless(
+        listed(table_names(t, true, OutputKind::Image, FrameMemory::Gl), f) == (out && out->pixels),
+        "%s as GL memory", name);
+  }
+}
+GST_END_TEST;
+#endif
+
+// The pad templates hold every format some table reads or makes, and no
+// other.
+GST_START_TEST(test_templates_are_the_union) {
+  ef::gst::CapsPtr sink(gst_caps_from_string(sink_template_caps().c_str()));
+  ef::gst::CapsPtr src(gst_caps_from_string(src_template_caps().c_str()));
+  fail_unless(sink && src);
+  for (GstVideoFormat f : raw_formats()) {
+    const char *name = gst_video_format_to_string(f);
+    for (FrameMemory m : kMemories) {
+      bool read = false, made = false;
+      for (const BackendTable *t : backend_tables()) {
+        for (const Production &row : t->rows) {
+          read = read || ((row.in & memory_bit(m)) && listed(row.inputs, f));
+          made = made || (row.kind == OutputKind::Image && (row.out & memory_bit(m)) &&
+                          listed(row.outputs, f));
+          // attach-tensor: frames of which a tensor is made go out as they came.
+          made = made || (row.kind == OutputKind::Tensor && (row.in & memory_bit(m)) &&
+                          listed(row.inputs, f));
+        }
+      }
+      const char *feature = m == FrameMemory::Gl       ? "memory:GLMemory"
+                            : m == FrameMemory::DmaBuf ? "memory:DMABuf"
+                                                       : "memory:SystemMemory";
+      // dma-bufs: a sink takes 1.22's plain form (besides DMA_DRM, 1.24+),
+      // a source makes DMA_DRM only there, which names no format.
+      fail_unless(offers(sink.get(), feature, name) == read, "%s %s in", name, feature);
+      if (m != FrameMemory::DmaBuf || !GST_CHECK_VERSION(1, 24, 0))
+        fail_unless(offers(src.get(), feature, name) == made, "%s %s out", name, feature);
+    }
+  }
+}
+GST_END_TEST;
+
+// transform_caps asks the tables: a format only the CPU reads has no GL
+// texture out, and a GL texture out comes only from what GL reads.
+GST_START_TEST(test_transform_follows_the_tables) {
+  auto nv12 = caps("video/x-raw, format=NV12, width=64, height=48");
+  ef::gst::CapsPtr from_nv12(retarget_caps(GST_PAD_SINK, nv12.get(), nullptr));
+  fail_unless(offers(from_nv12.get(), "memory:SystemMemory", "RGBP"));
+  fail_unless(offers(from_nv12.get(), "memory:SystemMemory", "RGB"));
+  fail_if(offers(from_nv12.get(), "memory:SystemMemory", "NV12"));
+#ifdef EF_HAVE_GSTGL
+  fail_unless(offers(from_nv12.get(), "memory:GLMemory", "RGBA"));
+  fail_if(offers(from_nv12.get(), "memory:GLMemory", "RGB"));
+#endif
+  auto y444 = caps("video/x-raw, format=Y444, width=64, height=48");
+  ef::gst::CapsPtr from_y444(retarget_caps(GST_PAD_SINK, y444.get(), nullptr));
+  fail_unless(offers(from_y444.get(), "memory:SystemMemory", "RGB"));
+  fail_if(offers(from_y444.get(), "memory:GLMemory", "RGBA"));
+
+#ifdef EF_HAVE_GSTGL
+  auto texture = caps("video/x-raw(memory:GLMemory), format=RGBA, width=64, height=48");
+  ef::gst::CapsPtr into_texture(retarget_caps(GST_PAD_SRC, texture.get(), nullptr));
+  fail_unless(offers(into_texture.get(), "memory:SystemMemory", "NV12"));
+  fail_if(offers(into_texture.get(), "memory:SystemMemory", "Y444"));
+#endif
+  auto rgb = caps("video/x-raw, format=RGB, width=64, height=48");
+  ef::gst::CapsPtr into_rgb(retarget_caps(GST_PAD_SRC, rgb.get(), nullptr));
+  fail_unless(offers(into_rgb.get(), "memory:SystemMemory", "Y444"));
+  fail_unless(offers(into_rgb.get(), "memory:GLMemory", "NV12"));
+}
+GST_END_TEST;
+
+GST_START_TEST(test_conversions_go_to_their_backends) {
+  GstVideoInfo nv12, y444, rgb, rgba;
+  gst_video_info_set_format(&nv12, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_video_info_set_format(&y444, GST_VIDEO_FORMAT_Y444, 64, 48);
+  gst_video_info_set_format(&rgb, GST_VIDEO_FORMAT_RGB, 32, 32);
+  gst_video_info_set_format(&rgba, GST_VIDEO_FORMAT_RGBA, 32, 32);
+  const auto sys = FrameMemory::System, gl = FrameMemory::Gl;
+  const Conversion plain = conversion_of(nv12, sys, OutputSpec(rgb), sys);
+  const Conversion cpu_only = conversion_of(y444, gl, OutputSpec(rgb), sys);
+  const Conversion texture = conversion_of(nv12, sys, OutputSpec(rgba), gl);
+  fail_unless(makes(cpu_table(), plain));
+  fail_unless(makes(cpu_table(), cpu_only));
+  fail_if(makes(cpu_table(), texture));
+#ifdef EF_HAVE_GSTGL
+  fail_unless(backends_making(plain) == "cpu, gl");
+  fail_unless(backends_making(cpu_only) == "cpu");
+  fail_unless(backends_making(texture) == "gl");
+#endif
+  const std::string said = describe(texture);
+  fail_unless(said == "NV12 in system memory to RGBA frames in GL memory", "%s", said.c_str());
+}
+GST_END_TEST;
+
+static Suite *tables_suite() {
+  Suite *s = suite_create("backend_tables");
+  TCase *tc = tcase_create("tables");
+  tcase_add_test(tc, test_cpu_table_is_the_converter);
+#ifdef EF_HAVE_GSTGL
+  tcase_add_test(tc, test_gl_table_is_the_shader);
+#endif
+  tcase_add_test(tc, test_templates_are_the_union);
+  tcase_add_test(tc, test_transform_follows_the_tables);
+  tcase_add_test(tc, test_conversions_go_to_their_backends);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN(tables);

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// efconvert's tensors (other/tensors caps) on the CPU backend, against a
+// reference computed here as numpy would from the same backend's 8-bit
+// output of the same frame (RGB, or GRAY8 for one channel): every element
+// type x layout x channel order, with and without letterbox, on a zone
+// plate with colour steps at odd sizes whose rows are no multiple of 16
+// bytes. A float tensor is within one level (0-255 units, before
+// normalisation) of the normalised 8-bit value; int8 and uint8 follow the
+// quantisation formula exactly. Bad properties and caps are errors on the
+// bus.
+#include <gst/ef/gstef.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frames.hpp"
+#include "harness.hpp"
+
+#if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
+#include <gst/analytics/gsttensormeta.h>
+#endif
+
+// Last: Check's `fail` macro would rename std::ios::fail in headers after it.
+#include <gst/check/gstcheck.h>
+
+using namespace ef::test;
+
+namespace {
+
+GstVideoInfo info_of(GstVideoFormat format, guint w, guint h) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, w, h);
+  return info;
+}
+
+// A zone plate in R (every spatial frequency up to Nyquist), colour steps
+// in G and B (sharp edges every 7 and 11 pixels), converted by
+// GstVideoConverter into `info`'s format.
+GstBuffer *test_frame(const GstVideoInfo &info) {
+  const gint w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
+  GstVideoInfo rgba = info_of(GST_VIDEO_FORMAT_RGBA, guint(w), guint(h));
+  GstBuffer *src = gst_buffer_new_allocate(nullptr, rgba.size, nullptr);
+  GstMapInfo map;
+  gst_buffer_map(src, &map, GST_MAP_WRITE);
+  for (gint y = 0; y < h; ++y)
+    for (gint x = 0; x < w; ++x) {
+      guint8 *p = map.data + gsize(y) * GST_VIDEO_INFO_PLANE_STRIDE(&rgba, 0) + gsize(x) * 4;
+      const double dx = x - w / 2.0, dy = y - h / 2.0;
+      p[0] = guint8(127.5 + 127.5 * std::cos(M_PI * (dx * dx + dy * dy) / (w + h)));
+      p[1] = guint8((x / 7) % 2 ? 230 : 20);
+      p[2] = guint8(((x + y) / 11) % 3 * 120);
+      p[3] = 255;
+    }
+  gst_buffer_unmap(src, &map);
+  GstBuffer *out = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstVideoFrame in_frame, out_frame;
+  GstVideoInfo out_info = info;
+  fail_unless(gst_video_frame_map(&in_frame, &rgba, src, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&out_frame, &out_info, out, GST_MAP_WRITE));
+  GstVideoConverter *conv = gst_video_converter_new(&rgba, &out_info, nullptr);
+  gst_video_converter_frame(conv, &in_frame, &out_frame);
+  gst_video_converter_free(conv);
+  gst_video_frame_unmap(&in_frame);
+  gst_video_frame_unmap(&out_frame);
+  gst_buffer_unref(src);
+  return out;
+}
+
+std::string caps_text(const GstVideoInfo &info) {
+  GstCaps *caps = caps_for(info);
+  gchar *text = gst_caps_to_string(caps);
+  std::string s = text;
+  g_free(text);
+  gst_caps_unref(caps);
+  return s;
+}
+
+struct Norm {
+  std::string props;  // efconvert properties
+  std::array<double, 3> mean{0, 0, 0}, stddev{1, 1, 1};
+  double quant_scale = 1;
+  int zero_point = 0;
+};
+
+const char *kTypes[] = {"float32", "float16", "uint8", "int8"};
+
+// Per type: the defaults, and a setting that moves every value.
+std::vector<Norm> norms_for(const std::string &type, bool gray) {
+  std::vector<Norm> norms{Norm{}};
+  Norm n;
+  if (gray) {
+    n.mean = {118.5, 118.5, 118.5};
+    n.stddev = {61.25, 61.25, 61.25};
+    n.props = "mean=<118.5> std=<61.25>";
+  } else {
+    n.mean = {123.675, 116.28, 103.53};
+    n.stddev = {58.395, 57.12, 57.375};
+    n.props = "mean=<123.675,116.28,103.53> std=<58.395,57.12,57.375>";
+  }
+  if (type == "int8" || type == "uint8") {
+    n.quant_scale = 0.0171;
+    n.zero_point = type == "int8" ? -7 : 131;
+    n.props += " quant-scale=0.0171 quant-zero-point=" + std::to_string(n.zero_point);
+  }
+  norms.push_back(n);
+  return norms;
+}
+
+float half_to_float(uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v = exp == 0 ? std::ldexp(mant, -24) : std::ldexp(1024 + mant, exp - 25);
+  return float(sign ? -v : v);
+}
+
+// The tensor's value at index i as a double.
+double element(const guint8 *data, const std::string &type, gsize i) {
+  if (type == "float32") {
+    float f;
+    std::memcpy(&f, data + 4 * i, 4);
+    return f;
+  }
+  if (type == "float16") {
+    uint16_t h;
+    std::memcpy(&h, data + 2 * i, 2);
+    return half_to_float(h);
+  }
+  if (type == "int8")
+    return double(int8_t(data[i]));
+  return data[i];
+}
+
+struct Run {
+  std::string in_caps, out_caps, props;
+};
+
+// One frame through efconvert backend=cpu; the output buffer.
+GstBuffer *run_one(const Run &r, GstBuffer *frame) {
+  GstHarness *h = gst_harness_new_parse(("efconvert backend=cpu " + r.props).c_str());
+  gst_harness_set_caps_str(h, r.in_caps.c_str(), r.out_caps.c_str());
+  GstBus *bus = attach_bus(h);
+  const GstFlowReturn ret = gst_harness_push(h, gst_buffer_ref(frame));
+  const std::string error = pop_error(bus);
+  fail_unless(ret == GST_FLOW_OK, "%s -> %s (%s): %s", r.in_caps.c_str(), r.out_caps.c_str(),
+              r.props.c_str(), error.c_str());
+  GstBuffer *out = gst_harness_pull(h);
+  release_bus(bus);
+  gst_harness_teardown(h);
+  return out;
+}
+
+struct Case {
+  GstVideoInfo in;
+  guint w, h;
+  bool letterbox;
+  std::string type;
+  bool nchw, bgr, gray;
+};
+
+std::string dims(const Case &c) {
+  const std::string ch = c.gray ? "1" : "3";
+  const std::string w = std::to_string(c.w), h = std::to_string(c.h);
+  return c.nchw ? w + ":" + h + ":" + ch + ":1" : ch + ":" + w + ":" + h + ":1";
+}
+
+void check_case(const Case &c, GstBuffer *frame) {
+  const std::string in_caps = caps_text(c.in);
+  const std::string lb =
+      std::string("letterbox=") + (c.letterbox ? "true" : "false") + " fill-color=0xff336699";
+  // The same backend's 8-bit output of the frame.
+  const GstVideoInfo image =
+      info_of(c.gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, c.w, c.h);
+  GstBuffer *bytes = run_one({in_caps, caps_text(image), lb}, frame);
+  GstVideoFrame f;
+  GstVideoInfo image_info = image;
+  fail_unless(gst_video_frame_map(&f, &image_info, bytes, GST_MAP_READ));
+  for (const Norm &n : norms_for(c.type, c.gray)) {
+    const std::string props = lb + " channel-order=" + (c.bgr ? "bgr" : "rgb") + " " + n.props;
+    const std::string out_caps =
+        "other/tensors, format=static, num_tensors=1, types=" + c.type + ", dimensions=" + dims(c);
+    GstBuffer *tensor = run_one({in_caps, out_caps, props}, frame);
+    const std::string what = in_caps + " -> " + out_caps + " (" + props + ")";
+    fail_unless_equals_int(gst_buffer_n_memory(tensor), 1);
+    fail_unless(gst_buffer_get_ef_transform_meta(tensor), "%s: no transform meta", what.c_str());
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(tensor, &map, GST_MAP_READ));
+    const guint channels = c.gray ? 1 : 3;
+    const gsize bytes_per = c.type == "float32" ? 4 : c.type == "float16" ? 2 : 1;
+    fail_unless_equals_uint64(map.size, gsize(c.w) * c.h * channels * bytes_per);
+    const bool quant = c.type == "uint8" || c.type == "int8";
+    const int low = c.type == "int8" ? -128 : 0, high = c.type == "int8" ? 127 : 255;
+    double worst = 0;
+    for (guint y = 0; y < c.h; ++y)
+      for (guint x = 0; x < c.w; ++x)
+        for (guint k = 0; k < channels; ++k) {
+          const guint colour = c.gray ? 0 : c.bgr ? 2 - k : k;  // R, G, B in the RGB frame
+          const guint8 *px = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0)) +
+                             gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) +
+                             gsize(x) * (c.gray ? 1 : 3);
+          const double v8 = px[colour];
+          const gsize i =
+              c.nchw ? (gsize(k) * c.h + y) * c.w + x : (gsize(y) * c.w + x) * channels + k;
+          const double got = element(map.data, c.type, i);
+          const double normalised = (v8 - n.mean[k]) / n.stddev[k];
+          if (quant) {
+            const double want =
+                std::clamp(std::nearbyint(normalised / n.quant_scale) + n.zero_point, double(low),
+                           double(high));
+            fail_unless(got == want, "%s: (%u, %u) channel %u: %g, the formula on %g gives %g",
+                        what.c_str(), x, y, k, got, v8, want);
+          } else {
+            worst = std::max(worst, std::abs(got * n.stddev[k] + n.mean[k] - v8));
+          }
+        }
+    fail_unless(worst <= 1.0, "%s: %g levels from the normalised 8-bit output", what.c_str(),
+                worst);
+    gst_buffer_unmap(tensor, &map);
+    gst_buffer_unref(tensor);
+  }
+  gst_video_frame_unmap(&f);
+  gst_buffer_unref(bytes);
+}
+
+void sweep(const GstVideoInfo &in, guint w, guint h) {
+  GstBuffer *frame = test_frame(in);
+  for (bool letterbox : {true, false})
+    for (const char *type : kTypes)
+      for (int shape = 0; shape < 5; ++shape) {
+        // NHWC RGB, NHWC BGR, NCHW RGB, NCHW BGR, one channel.
+        const bool gray = shape == 4;
+        check_case(
+            {in, w, h, letterbox, type, shape == 2 || shape == 3, shape == 1 || shape == 3, gray},
+            frame);
+      }
+  gst_buffer_unref(frame);
+}
+
+}  // namespace
+
+// NV12 97x61 into 45x37 (rows of 135 bytes) and 64x64: letterbox borders
+// above and below, or on the sides.
+GST_START_TEST(test_nv12_odd_sizes) {
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 97, 61);
+  sweep(in, 45, 37);
+  sweep(in, 64, 64);
+}
+GST_END_TEST;
+
+// RGBA 33x17 (rows of 132 bytes) into 31x9; I420 64x48 into 29x41.
+GST_START_TEST(test_rgba_and_i420) {
+  sweep(info_of(GST_VIDEO_FORMAT_RGBA, 33, 17), 31, 9);
+  sweep(info_of(GST_VIDEO_FORMAT_I420, 64, 48), 29, 41);
+}
+GST_END_TEST;
+
+// Wide enough for the vector path (24 values a round) and its tail, and
+// more rows than one band: 1280x720 into 300x300.
+GST_START_TEST(test_large_frame) {
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  GstBuffer *frame = test_frame(in);
+  for (const char *type : kTypes)
+    for (bool nchw : {false, true})
+      check_case({in, 300, 300, true, type, nchw, !nchw, false}, frame);
+  gst_buffer_unref(frame);
+}
+GST_END_TEST;
+
+// Without dimensions from downstream the tensor keeps the input's size
+// (turned), NHWC, three channels, float32 (the first type).
+GST_START_TEST(test_fixation) {
+  GstHarness *h = gst_harness_new_parse("efconvert backend=cpu video-direction=90r");
+  gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48, framerate=30/1",
+                           "other/tensors");
+  GstBuffer *frame = test_frame(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+  const GstStructure *s = gst_caps_get_structure(caps, 0);
+  fail_unless(gst_structure_has_name(s, "other/tensors"));
+  fail_unless_equals_string(gst_structure_get_string(s, "dimensions"), "3:48:64:1");
+  fail_unless_equals_string(gst_structure_get_string(s, "types"), "float32");
+  fail_unless_equals_string(gst_structure_get_string(s, "format"), "static");
+  gint n = 0, fps_n = 0, fps_d = 0;
+  fail_unless(gst_structure_get_int(s, "num_tensors", &n) && n == 1);
+  fail_unless(gst_structure_get_fraction(s, "framerate", &fps_n, &fps_d) && fps_n == 30);
+  fail_unless_equals_uint64(gst_buffer_get_size(out), 48 * 64 * 3 * 4);
+  gst_caps_unref(caps);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+namespace {
+
+void expect_refused(const char *props, const char *out_caps, const char *says) {
+  GstHarness *h = gst_harness_new_parse((std::string("efconvert backend=cpu ") + props).c_str());
+  expect_caps_refused(h, "video/x-raw, format=NV12, width=64, height=48", out_caps, says);
+  gst_harness_teardown(h);
+}
+
+constexpr const char *kFloat = "other/tensors, types=float32, dimensions=3:32:32:1";
+constexpr const char *kInt8 = "other/tensors, types=int8, dimensions=3:32:32:1";
+
+}  // namespace
+
+// Bad settings and caps: an error on the bus naming what is wrong, never a
+// tensor.
+GST_START_TEST(test_bad_settings_refused) {
+  expect_refused("std=<0>", kFloat, "is not above 0");
+  expect_refused("std=<1,-2,1>", kFloat, "is not above 0");
+  expect_refused("mean=<1,2>", kFloat, "mean has 2 values");
+  expect_refused("mean=<1,2,3>", "other/tensors, types=float32, dimensions=1:32:32:1",
+                 "the tensor has 1");
+  expect_refused("quant-zero-point=200", kInt8, "quant-zero-point 200 lies outside int8");
+  expect_refused("quant-zero-point=-1", "other/tensors, types=uint8, dimensions=3:32:32:1",
+                 "lies outside uint8");
+  expect_refused("quant-scale=0", kInt8, "quant-scale");
+  expect_refused("quant-scale=-0.5", kInt8, "quant-scale");
+  expect_refused("std=<0.001>", "other/tensors, types=float16, dimensions=3:32:32:1",
+                 "beyond float16");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_bad_caps_refused) {
+  expect_refused("", "other/tensors, types=float32, dimensions=4:32:32:1",
+                 "neither NHWC (C:W:H:1) nor NCHW");
+  expect_refused("", "other/tensors, types=float32, dimensions=3:32:32:2", "a batch of 1");
+  expect_refused("", "other/tensors, types=float32, dimensions=3:32:x:1", "positive integers");
+  expect_refused("", "other/tensors, types=float32, dimensions=3:0:32:1", "positive integers");
+  expect_refused("", "other/tensors, types=float32, dimensions=3:20000:32:1",
+                 "exceeds the CPU path's maximum frame side 16384");
+  // What efconvert never makes it never offers: such caps do not negotiate.
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  GstPad *src = gst_element_get_static_pad(conv, "src");
+  for (const char *never : {"other/tensors, types=int32", "other/tensors, num_tensors=2",
+                            "other/tensors, format=flexible"}) {
+    GstCaps *filter = gst_caps_from_string(never);
+    GstCaps *offered = gst_pad_query_caps(src, filter);
+    fail_unless(gst_caps_is_empty(offered), "%s offered", never);
+    gst_caps_unref(offered);
+    gst_caps_unref(filter);
+  }
+  GstCaps *filter = gst_caps_from_string("other/tensors, types=float16");
+  GstCaps *offered = gst_pad_query_caps(src, filter);
+  fail_if(gst_caps_is_empty(offered));
+  gst_caps_unref(offered);
+  gst_caps_unref(filter);
+  gst_object_unref(src);
+  gst_object_unref(conv);
+}
+GST_END_TEST;
+
+// A setting made bad while playing: the next frame is an error on the bus,
+// and no tensor of it goes out.
+GST_START_TEST(test_bad_setting_while_playing) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48", kFloat);
+  GstBus *bus = attach_bus(h);
+  GstBuffer *frame = test_frame(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstElement *conv = harness_element(h, "conv");
+  gst_util_set_object_arg(G_OBJECT(conv), "std", "<1, 0, 1>");
+  fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_ERROR);
+  const std::string error = pop_error(bus);
+  fail_unless(error.find("Invalid tensor settings: std 0") != std::string::npos, "%s",
+              error.c_str());
+  fail_unless_equals_int(gst_harness_buffers_in_queue(h), 0);
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Sets `name` on `element` by `set`; whether GLib refused the value with
+// a warning (it then keeps the old one). GLib and GStreamer versions differ
+// on NaN and infinities: 1.22's GLib refuses a NaN double and takes a NaN
+// array item, Debian 13's the other way round.
+bool set_warns(const std::function<void()> &set) {
+  _gst_check_expecting_log = TRUE;
+  _gst_check_raised_warning = FALSE;
+  set();
+  _gst_check_expecting_log = FALSE;
+  const bool warned = _gst_check_raised_warning;
+  _gst_check_raised_warning = FALSE;
+  return warned;
+}
+
+void set_array(GstElement *element, const char *name, std::initializer_list<double> values) {
+  GValue array = G_VALUE_INIT;
+  g_value_init(&array, GST_TYPE_ARRAY);
+  for (double v : values) {
+    GValue item = G_VALUE_INIT;
+    g_value_init(&item, G_TYPE_DOUBLE);
+    g_value_set_double(&item, v);
+    gst_value_array_append_value(&array, &item);
+    g_value_unset(&item);
+  }
+  g_object_set_property(G_OBJECT(element), name, &array);
+  g_value_unset(&array);
+}
+
+// The properties read back as they were set, and their defaults.
+GST_START_TEST(test_properties) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  gchar *id = nullptr;
+  gdouble scale = 0;
+  gint zero = -1;
+  g_object_get(conv, "tensor-id", &id, "quant-scale", &scale, "quant-zero-point", &zero, nullptr);
+  fail_unless_equals_string(id, "input");
+  fail_unless_equals_float(scale, 1.0);
+  fail_unless_equals_int(zero, 0);
+  g_free(id);
+  gst_util_set_object_arg(G_OBJECT(conv), "mean", "<1.5, 2, 3.25>");
+  GValue mean = G_VALUE_INIT;
+  g_value_init(&mean, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(conv), "mean", &mean);
+  fail_unless_equals_int(gst_value_array_get_size(&mean), 3);
+  fail_unless_equals_float(g_value_get_double(gst_value_array_get_value(&mean, 2)), 3.25);
+  g_value_unset(&mean);
+  gst_util_set_object_arg(G_OBJECT(conv), "channel-order", "bgr");
+  gint order = 0;
+  g_object_get(conv, "channel-order", &order, nullptr);
+  fail_unless_equals_int(order, 1);
+  gst_object_unref(conv);
+}
+GST_END_TEST;
+
+// attach-tensor: the frame goes through as it came (the same memory, its
+// identity and metas) with the tensor made of it attached, the same bytes
+// as a tensor output of that frame, mapping back onto the frame.
+GST_START_TEST(test_attach_mode) {
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  const std::string tensor_caps = "other/tensors, types=uint8, dimensions=3:32:32:1";
+  GstBuffer *source = test_frame(in);
+  GstBuffer *frame = memfd_frame(in, 0);
+  {
+    GstMapInfo from, to;
+    gst_buffer_map(source, &from, GST_MAP_READ);
+    gst_buffer_map(frame, &to, GST_MAP_WRITE);
+    std::memcpy(to.data, from.data, from.size);
+    gst_buffer_unmap(frame, &to);
+    gst_buffer_unmap(source, &from);
+  }
+  fail_unless(gst_buffer_add_ef_identity_meta(frame, nullptr));
+  GstHarness *h = gst_harness_new_parse(
+      ("efconvert backend=cpu attach-tensor=\"" + tensor_caps + "\"").c_str());
+  const std::string caps = caps_text(in);
+  gst_harness_set_caps_str(h, caps.c_str(), caps.c_str());
+  GstMemory *memory = gst_buffer_peek_memory(frame, 0);
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  fail_unless(gst_buffer_peek_memory(out, 0) == memory, "the frame's memory did not go through");
+  fail_unless(gst_buffer_get_ef_identity_meta(out), "the frame's identity was lost");
+  GstEfTensorMeta *meta = gst_buffer_get_ef_tensor_meta(out);
+  fail_unless(meta && meta->tensor);
+  fail_unless_equals_int(meta->type, GST_EF_TENSOR_TYPE_UINT8);
+  fail_unless_equals_int(meta->layout, GST_EF_TENSOR_LAYOUT_NHWC);
+  fail_unless(meta->channels == 3 && meta->width == 32 && meta->height == 32);
+  gdouble x = 0, y = 0;
+  fail_unless(gst_ef_tensor_meta_map_to_input(meta, 16, 16, &x, &y));
+  fail_unless(std::abs(x - 32) < 1e-9 && std::abs(y - 24) < 1e-9, "(16, 16) -> (%g, %g)", x, y);
+  fail_unless(gst_ef_tensor_meta_map_to_input(meta, 0, 4, &x, &y));
+  fail_unless(std::abs(x) < 1e-9 && std::abs(y) < 1e-9, "(0, 4) -> (%g, %g)", x, y);
+  GstBuffer *alone = run_one({caps, tensor_caps, ""}, frame);
+  GstMapInfo a, b;
+  fail_unless(gst_buffer_map(meta->tensor, &a, GST_MAP_READ));
+  fail_unless(gst_buffer_map(alone, &b, GST_MAP_READ));
+  fail_unless(a.size == b.size && std::memcmp(a.data, b.data, a.size) == 0,
+              "the attached tensor differs from the tensor output");
+  gst_buffer_unmap(meta->tensor, &a);
+  gst_buffer_unmap(alone, &b);
+  gst_buffer_unref(alone);
+  gst_buffer_unref(out);
+  gst_buffer_unref(frame);
+  gst_buffer_unref(source);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// attach-tensor caps efconvert makes no tensor of: an error naming them.
+GST_START_TEST(test_attach_refused) {
+  GstHarness *h =
+      gst_harness_new_parse("efconvert backend=cpu attach-tensor=\"other/tensors, types=int32\"");
+  expect_caps_refused(h, "video/x-raw, format=NV12, width=64, height=48",
+                      "video/x-raw, format=NV12, width=64, height=48",
+                      "efconvert makes no such tensor");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// NaN or an infinity in mean, std or quant-scale is never used: refused at
+// set by GLib (a warning, the old value kept) or clamped by it into range,
+// or, where this GLib takes it as it is, refused by efconvert at
+// negotiation, on the bus.
+GST_START_TEST(test_non_finite_values) {
+  for (const char *name : {"mean", "std", "quant-scale"})
+    for (double bad : {double(NAN), double(INFINITY)}) {
+      GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+      GstElement *conv = harness_element(h, "conv");
+      const bool scalar = std::string(name) == "quant-scale";
+      const bool warned = set_warns([&] {
+        if (scalar)
+          g_object_set(conv, name, bad, nullptr);
+        else
+          set_array(conv, name, {1, bad, 2});
+      });
+      GValue now = G_VALUE_INIT;
+      g_value_init(&now, scalar ? G_TYPE_DOUBLE : GST_TYPE_ARRAY);
+      g_object_get_property(G_OBJECT(conv), name, &now);
+      bool finite = true;  // GLib may also have clamped it into range, silently
+      const guint n = scalar ? 1 : gst_value_array_get_size(&now);
+      for (guint i = 0; i < n; ++i)
+        finite =
+            finite &&
+            std::isfinite(g_value_get_double(scalar ? &now : gst_value_array_get_value(&now, i)));
+      g_value_unset(&now);
+      if (warned || finite) {
+        fail_unless(finite, "%s: GLib warned and kept a value that is no finite number", name);
+      } else {
+        expect_caps_refused(h, "video/x-raw, format=NV12, width=64, height=48",
+                            scalar ? kInt8 : kFloat,
+                            scalar ? "quant-scale" : "not a finite number");
+      }
+      gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+// Built against GStreamer 1.26+ (its analytics headers here, as where the
+// plugin was built), a tensor buffer also carries a GstTensorMeta of one
+// GstTensor over its own memory, and an attached tensor's frame one over
+// the tensor's: row-major dims, the type, tensor-id. (Read through the
+// struct: the test links no analytics library.)
+GST_START_TEST(test_gst_tensor_meta) {
+#if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstBuffer *frame = test_frame(in);
+  GstBuffer *out = run_one({caps_text(in), "other/tensors, types=int8, dimensions=32:24:3:1",
+                            "tensor-id=model-input quant-zero-point=-128"},
+                           frame);
+  const GType api = g_type_from_name("GstTensorMetaAPI");
+  fail_unless(api != 0, "no GstTensorMeta registered");
+  auto *meta = reinterpret_cast<GstTensorMeta *>(gst_buffer_get_meta(out, api));
+  fail_unless(meta && meta->num_tensors == 1, "no GstTensorMeta of one tensor");
+  const GstTensor *t = meta->tensors[0];
+  fail_unless_equals_int(t->data_type, GST_TENSOR_DATA_TYPE_INT8);
+  fail_unless_equals_int(t->dims_order, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+  fail_unless(t->num_dims == 4 && t->dims[0] == 1 && t->dims[1] == 3 && t->dims[2] == 24 &&
+              t->dims[3] == 32);
+  fail_unless_equals_string(g_quark_to_string(t->id), "model-input");
+  fail_unless(gst_buffer_peek_memory(t->data, 0) == gst_buffer_peek_memory(out, 0),
+              "the GstTensor is not over the tensor's own memory");
+  gst_buffer_unref(out);
+  gst_buffer_unref(frame);
+#else
+  // Before 1.26 there is no GstTensorMeta: nothing to check.
+#endif
+}
+GST_END_TEST;
+
+static Suite *tensor_suite() {
+  Suite *s = suite_create("efconvert_tensor");
+  TCase *tc = tcase_create("tensor");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_nv12_odd_sizes);
+  tcase_add_test(tc, test_rgba_and_i420);
+  tcase_add_test(tc, test_large_frame);
+  tcase_add_test(tc, test_fixation);
+  tcase_add_test(tc, test_bad_settings_refused);
+  tcase_add_test(tc, test_bad_caps_refused);
+  tcase_add_test(tc, test_bad_setting_while_playing);
+  tcase_add_test(tc, test_properties);
+  tcase_add_test(tc, test_non_finite_values);
+  tcase_add_test(tc, test_gst_tensor_meta);
+  tcase_add_test(tc, test_attach_mode);
+  tcase_add_test(tc, test_attach_refused);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN(tensor);
