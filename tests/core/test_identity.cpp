@@ -20,6 +20,14 @@ using namespace ef;
 using ef::test::make_memfd;
 using ef::test::ScopedFd;
 
+// The fd's inode key, (st_dev << 32) ^ st_ino, from fstat here rather than
+// from inode_key(), so the tests check the library's derivation.
+static uint64_t fstat_key(int fd) {
+  struct stat st;
+  ck_assert_int_eq(fstat(fd, &st), 0);
+  return (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino);
+}
+
 // The formula is the contract between independent builds: these values must
 // never change.
 START_TEST(test_golden_ids) {
@@ -63,12 +71,10 @@ END_TEST
 START_TEST(test_memfd_is_dmabuf_kind_with_inode_key) {
   ScopedFd fd = make_memfd("ef-identity", 4096);
   ck_assert_int_ge(fd.get(), 0);
-  struct stat st;
-  ck_assert_int_eq(fstat(fd.get(), &st), 0);
   auto identity = identity_from_fd(fd.get());
   ck_assert_msg(identity.ok(), "%s", identity.ok() ? "" : identity.error().message.c_str());
   ck_assert_int_eq(static_cast<int>(identity->kind), static_cast<int>(IdentityKind::DmaBuf));
-  ck_assert_uint_eq(identity->id, (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino));
+  ck_assert_uint_eq(identity->id, fstat_key(fd.get()));
 }
 END_TEST
 
@@ -170,7 +176,11 @@ START_TEST(test_identity_same_across_processes) {
 }
 END_TEST
 
-START_TEST(test_posix_shm_is_shm_kind) {
+// The id of an fd is derived from its kind and its inode, both: Shm is kind
+// 1, so the id is the inode key with bit 56 flipped. A classification that
+// dropped the kind (inode 7 then colliding with another kind's key 7), which
+// a memfd (kind 0) cannot show, fails here.
+START_TEST(test_posix_shm_is_shm_kind_with_inode_key) {
   char name[64];
   snprintf(name, sizeof name, "/ef-test-shm-%d", getpid());
   ScopedFd fd(shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600));
@@ -180,28 +190,7 @@ START_TEST(test_posix_shm_is_shm_kind) {
   }
   shm_unlink(name);
   ck_assert_int_eq(ftruncate(fd.get(), 4096), 0);
-  auto identity = identity_from_fd(fd.get());
-  ck_assert_msg(identity.ok(), "%s", identity.ok() ? "" : identity.error().message.c_str());
-  ck_assert_int_eq(static_cast<int>(identity->kind), static_cast<int>(IdentityKind::Shm));
-}
-END_TEST
-
-// The id of an fd is derived from its kind and its inode, both: Shm is kind
-// 1, so the id is the inode key with bit 56 flipped. Computed here from
-// fstat, not from inode_key() or derived(), so a classification that drops
-// the kind (inode 7 then colliding with another kind's key 7) fails.
-START_TEST(test_shm_id_carries_kind) {
-  char name[64];
-  snprintf(name, sizeof name, "/ef-test-shm-id-%d", getpid());
-  ScopedFd fd(shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600));
-  if (fd.get() < 0)
-    ck_abort_msg("shm_open failed: %s", strerror(errno));
-  shm_unlink(name);
-  ck_assert_int_eq(ftruncate(fd.get(), 4096), 0);
-  struct stat st;
-  ck_assert_int_eq(fstat(fd.get(), &st), 0);
-  const uint64_t key = (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino);
-  const uint64_t want = (uint64_t(1) << 56) ^ key;
+  const uint64_t want = (uint64_t(1) << 56) ^ fstat_key(fd.get());
   auto identity = identity_from_fd(fd.get());
   ck_assert_msg(identity.ok(), "%s", identity.ok() ? "" : identity.error().message.c_str());
   ck_assert_int_eq(static_cast<int>(identity->kind), static_cast<int>(IdentityKind::Shm));
@@ -243,9 +232,7 @@ END_TEST
 START_TEST(test_rederive_carries_kind) {
   ScopedFd fd = make_memfd("ef-rederive-kind", 4096);
   ck_assert_int_ge(fd.get(), 0);
-  struct stat st;
-  ck_assert_int_eq(fstat(fd.get(), &st), 0);
-  const uint64_t key = (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino);
+  const uint64_t key = fstat_key(fd.get());
   uint64_t ids[kIdentityKindCount];
   for (uint32_t k = 0; k < kIdentityKindCount; ++k) {
     auto got = rederive_fd_identity(fd.get(), static_cast<IdentityKind>(k));
@@ -425,8 +412,7 @@ static Suite *identity_suite() {
   tcase_add_test(tc, test_two_memfds_differ);
   tcase_add_test(tc, test_one_key_two_kinds_differ);
   tcase_add_test(tc, test_identity_same_across_processes);
-  tcase_add_test(tc, test_posix_shm_is_shm_kind);
-  tcase_add_test(tc, test_shm_id_carries_kind);
+  tcase_add_test(tc, test_posix_shm_is_shm_kind_with_inode_key);
   tcase_add_test(tc, test_one_inode_two_kinds_differ);
   tcase_add_test(tc, test_rederive_carries_kind);
   tcase_add_test(tc, test_process_local_same_key_differ);
