@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,51 @@ START_TEST(test_identity_entry_points) {
   ck_assert_failed_with(ef_identity_from_gl_buffer(3, NULL), EINVAL, "NULL");
   ck_assert_int_eq(ef_identity_from_vk_image(5, &id), 0);
   ck_assert_failed_with(ef_identity_from_vk_image(0, &id), EINVAL, "VK_NULL_HANDLE");
+}
+END_TEST
+
+/* Every id through the C ABI is (kind << 56) ^ key, the key computed here
+ * from fstat or the raw value: a shm fd (kind 1), a memfd (kind 0), a host
+ * pointer, a GL buffer and a VkImage of one value, each its own id. */
+START_TEST(test_identity_ids_carry_kind) {
+  uint32_t kind = 99;
+  uint64_t id = 0;
+  char name[64];
+  snprintf(name, sizeof name, "/ef-capi-id-%d", (int)getpid());
+  int shm = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  ck_assert_msg(shm >= 0, "shm_open: %s", strerror(errno));
+  shm_unlink(name);
+  ck_assert_int_eq(ftruncate(shm, 4096), 0);
+  struct stat st;
+  ck_assert_int_eq(fstat(shm, &st), 0);
+  uint64_t key = ((uint64_t)st.st_dev << 32) ^ (uint64_t)st.st_ino;
+  ck_assert_int_eq(ef_identity_from_fd(shm, &kind, &id), 0);
+  ck_assert_uint_eq(kind, EF_IDENTITY_KIND_SHM);
+  ck_assert_msg(id == ((1ull << 56) ^ key), "shm id %016llx, want (1 << 56) ^ %016llx",
+                (unsigned long long)id, (unsigned long long)key);
+  close(shm);
+
+  int fd = memfd_create("ef-capi-id", MFD_CLOEXEC);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(ftruncate(fd, 4096), 0);
+  ck_assert_int_eq(fstat(fd, &st), 0);
+  ck_assert_int_eq(ef_identity_from_fd(fd, &kind, &id), 0);
+  ck_assert_uint_eq(id, ((uint64_t)st.st_dev << 32) ^ (uint64_t)st.st_ino);
+  close(fd);
+
+  int x;
+  ck_assert_int_eq(ef_identity_from_host_ptr(&x, &id), 0);
+  ck_assert_uint_eq(id, (6ull << 56) ^ (uint64_t)(uintptr_t)&x);
+  uint64_t host = 0, pbo = 0, vk = 0, shm_kind = 0;
+  ck_assert_int_eq(ef_identity_from_host_ptr((const void *)(uintptr_t)7, &host), 0);
+  ck_assert_int_eq(ef_identity_from_gl_buffer(7, &pbo), 0);
+  ck_assert_int_eq(ef_identity_from_vk_image(7, &vk), 0);
+  ck_assert_int_eq(ef_identity_derive(EF_IDENTITY_KIND_SHM, 7, &shm_kind), 0);
+  ck_assert_uint_eq(host, (6ull << 56) ^ 7);
+  ck_assert_uint_eq(pbo, (7ull << 56) ^ 7);
+  ck_assert_uint_eq(vk, (8ull << 56) ^ 7);
+  ck_assert_uint_eq(shm_kind, (1ull << 56) ^ 7);
+  ck_assert(host != pbo && host != vk && pbo != vk && shm_kind != host);
 }
 END_TEST
 
@@ -330,6 +376,7 @@ static Suite *capi_suite(void) {
   Suite *s = suite_create("capi");
   TCase *tc = tcase_create("c");
   tcase_add_test(tc, test_identity_entry_points);
+  tcase_add_test(tc, test_identity_ids_carry_kind);
   tcase_add_test(tc, test_slot_entry_points);
   tcase_add_test(tc, test_vk_image_entry_points);
   tcase_add_test(tc, test_empty_memfd_and_shm_have_no_identity);

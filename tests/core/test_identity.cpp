@@ -20,6 +20,14 @@ using namespace ef;
 using ef::test::make_memfd;
 using ef::test::ScopedFd;
 
+// The fd's inode key, (st_dev << 32) ^ st_ino, from fstat here rather than
+// from inode_key(), so the tests check the library's derivation.
+static uint64_t fstat_key(int fd) {
+  struct stat st;
+  ck_assert_int_eq(fstat(fd, &st), 0);
+  return (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino);
+}
+
 // The formula is the contract between independent builds: these values must
 // never change.
 START_TEST(test_golden_ids) {
@@ -63,12 +71,10 @@ END_TEST
 START_TEST(test_memfd_is_dmabuf_kind_with_inode_key) {
   ScopedFd fd = make_memfd("ef-identity", 4096);
   ck_assert_int_ge(fd.get(), 0);
-  struct stat st;
-  ck_assert_int_eq(fstat(fd.get(), &st), 0);
   auto identity = identity_from_fd(fd.get());
   ck_assert_msg(identity.ok(), "%s", identity.ok() ? "" : identity.error().message.c_str());
   ck_assert_int_eq(static_cast<int>(identity->kind), static_cast<int>(IdentityKind::DmaBuf));
-  ck_assert_uint_eq(identity->id, (uint64_t(st.st_dev) << 32) ^ uint64_t(st.st_ino));
+  ck_assert_uint_eq(identity->id, fstat_key(fd.get()));
 }
 END_TEST
 
@@ -170,7 +176,11 @@ START_TEST(test_identity_same_across_processes) {
 }
 END_TEST
 
-START_TEST(test_posix_shm_is_shm_kind) {
+// The id of an fd is derived from its kind and its inode, both: Shm is kind
+// 1, so the id is the inode key with bit 56 flipped. A classification that
+// dropped the kind (inode 7 then colliding with another kind's key 7), which
+// a memfd (kind 0) cannot show, fails here.
+START_TEST(test_posix_shm_is_shm_kind_with_inode_key) {
   char name[64];
   snprintf(name, sizeof name, "/ef-test-shm-%d", getpid());
   ScopedFd fd(shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600));
@@ -180,9 +190,78 @@ START_TEST(test_posix_shm_is_shm_kind) {
   }
   shm_unlink(name);
   ck_assert_int_eq(ftruncate(fd.get(), 4096), 0);
+  const uint64_t want = (uint64_t(1) << 56) ^ fstat_key(fd.get());
   auto identity = identity_from_fd(fd.get());
   ck_assert_msg(identity.ok(), "%s", identity.ok() ? "" : identity.error().message.c_str());
   ck_assert_int_eq(static_cast<int>(identity->kind), static_cast<int>(IdentityKind::Shm));
+  ck_assert_msg(identity->id == want, "shm id %016llx, want (1 << 56) ^ key %016llx",
+                (unsigned long long)identity->id, (unsigned long long)want);
+  auto again = rederive_fd_identity(fd.get(), IdentityKind::Shm);
+  ck_assert(again.ok());
+  ck_assert_msg(again->id == want, "re-derived shm id %016llx, want %016llx",
+                (unsigned long long)again->id, (unsigned long long)want);
+}
+END_TEST
+
+// The same inode facts classified as a memfd and as a /dev/shm file: two
+// kinds over one key, two ids, each (kind << 56) ^ key.
+START_TEST(test_one_inode_two_kinds_differ) {
+  FdFacts facts;
+  facts.st_dev = 0x16;
+  facts.st_ino = 0x7;
+  facts.st_mode = S_IFREG | 0600;
+  facts.st_size = 4096;
+  for (int64_t magic : {int64_t(TMPFS_MAGIC), int64_t(HUGETLBFS_MAGIC)}) {
+    facts.fs_magic = magic;
+    facts.link = "/memfd:frame (deleted)";
+    auto memfd = classify_fd(facts);
+    facts.link = "/dev/shm/frame";
+    auto shm = classify_fd(facts);
+    ck_assert(memfd.ok() && shm.ok());
+    ck_assert_uint_eq(memfd->id, 0x0000001600000007ull);
+    ck_assert_msg(shm->id == 0x0100001600000007ull, "shm id %016llx, want 0100001600000007",
+                  (unsigned long long)shm->id);
+    ck_assert_uint_ne(memfd->id, shm->id);
+  }
+}
+END_TEST
+
+// Re-derivation (the per-frame check that an fd still names its buffer)
+// keeps the kind in the id too: one memfd re-derived under every kind gives
+// (kind << 56) ^ key for each, all different.
+START_TEST(test_rederive_carries_kind) {
+  ScopedFd fd = make_memfd("ef-rederive-kind", 4096);
+  ck_assert_int_ge(fd.get(), 0);
+  const uint64_t key = fstat_key(fd.get());
+  uint64_t ids[kIdentityKindCount];
+  for (uint32_t k = 0; k < kIdentityKindCount; ++k) {
+    auto got = rederive_fd_identity(fd.get(), static_cast<IdentityKind>(k));
+    ck_assert(got.ok());
+    ck_assert_int_eq(static_cast<int>(got->kind), int(k));
+    ck_assert_msg(got->id == ((uint64_t(k) << 56) ^ key), "kind %u: id %016llx, key %016llx", k,
+                  (unsigned long long)got->id, (unsigned long long)key);
+    ids[k] = got->id;
+    for (uint32_t j = 0; j < k; ++j)
+      ck_assert_msg(ids[j] != ids[k], "kinds %u and %u give one id", j, k);
+  }
+}
+END_TEST
+
+// The process-local producers over one key value, 7: a host pointer, a GL
+// buffer name and a VkImage handle of equal value are three buffers, three
+// ids.
+START_TEST(test_process_local_same_key_differ) {
+  const uint64_t key = 7;
+  auto host = identity_from_host_ptr(reinterpret_cast<const void *>(uintptr_t(key)));
+  auto pbo = identity_from_gl_buffer(uint32_t(key));
+  auto vk = identity_from_vk_image(key);
+  ck_assert(host.ok() && pbo.ok() && vk.ok());
+  ck_assert_uint_eq(host->id, (6ull << 56) ^ key);
+  ck_assert_uint_eq(pbo->id, (7ull << 56) ^ key);
+  ck_assert_uint_eq(vk->id, (8ull << 56) ^ key);
+  ck_assert_uint_ne(host->id, pbo->id);
+  ck_assert_uint_ne(host->id, vk->id);
+  ck_assert_uint_ne(pbo->id, vk->id);
 }
 END_TEST
 
@@ -333,7 +412,10 @@ static Suite *identity_suite() {
   tcase_add_test(tc, test_two_memfds_differ);
   tcase_add_test(tc, test_one_key_two_kinds_differ);
   tcase_add_test(tc, test_identity_same_across_processes);
-  tcase_add_test(tc, test_posix_shm_is_shm_kind);
+  tcase_add_test(tc, test_posix_shm_is_shm_kind_with_inode_key);
+  tcase_add_test(tc, test_one_inode_two_kinds_differ);
+  tcase_add_test(tc, test_rederive_carries_kind);
+  tcase_add_test(tc, test_process_local_same_key_differ);
   tcase_add_test(tc, test_other_fds_refused);
   tcase_add_test(tc, test_closed_fd_is_ebadf);
   tcase_add_test(tc, test_pre_5_3_dmabuf_refused);

@@ -147,6 +147,20 @@ GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
   return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
 }
 
+GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba) {
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstMapInfo map;
+  gst_buffer_map(buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i + 3 < map.size; i += 4) {
+    map.data[i] = guint8(rgba >> 24);
+    map.data[i + 1] = guint8(rgba >> 16);
+    map.data[i + 2] = guint8(rgba >> 8);
+    map.data[i + 3] = guint8(rgba);
+  }
+  gst_buffer_unmap(buf, &map);
+  return buf;
+}
+
 void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed) {
   GstBuffer *frame = system_frame(info, seed);
   GstMapInfo map;

@@ -41,6 +41,8 @@ GstBuffer *memfd_frame(const GstVideoInfo &info, uint32_t seed);
 void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed);
 // Plain system memory.
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
+// An RGBA-family frame of one colour (0xRRGGBBAA) in system memory.
+GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba);
 // One fd memory of info.size bytes over the read end of a new pipe, whose
 // fds the caller closes: fd memory that names no buffer and cannot be mapped.
 // nullptr when no pipe can be made.

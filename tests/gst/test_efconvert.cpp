@@ -15,6 +15,8 @@
 
 #include "frames.hpp"
 #include "harness.hpp"
+#include "odd_margins.hpp"
+#include "short_fds.hpp"
 
 using namespace ef::test;
 
@@ -24,21 +26,6 @@ GstVideoInfo info_of(GstVideoFormat format, guint w, guint h) {
   GstVideoInfo info;
   gst_video_info_set_format(&info, format, w, h);
   return info;
-}
-
-// A frame of one RGBA colour.
-GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba) {
-  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
-  GstMapInfo map;
-  gst_buffer_map(buf, &map, GST_MAP_WRITE);
-  for (gsize i = 0; i + 3 < map.size; i += 4) {
-    map.data[i] = guint8(rgba >> 24);
-    map.data[i + 1] = guint8(rgba >> 16);
-    map.data[i + 2] = guint8(rgba >> 8);
-    map.data[i + 3] = guint8(rgba);
-  }
-  gst_buffer_unmap(buf, &map);
-  return buf;
 }
 
 GstHarness *convert_harness(const char *props, const GstVideoInfo &in, const GstVideoInfo &out) {
@@ -116,6 +103,14 @@ GST_START_TEST(test_letterbox_geometry) {
   g_free(backend);
   gst_buffer_unref(buf);
   gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Odd margins (odd_margins.hpp): the picture centred with the odd pixel right
+// or below, every border pixel the fill and every picture pixel the frame's
+// colour, exactly; meta and properties agree.
+GST_START_TEST(test_odd_margin_placement) {
+  check_odd_margin("cpu", kOddMargins[__i__], 0);
 }
 GST_END_TEST;
 
@@ -447,6 +442,27 @@ GST_START_TEST(test_closed_input_fd) {
 }
 GST_END_TEST;
 
+// An input whose fd is shorter than its memory claims (short_fds.hpp: a
+// truncated file) is refused by name: an ERROR naming the plane past the
+// cut and its fd, and no frame out. Never read past the fd's end: each case
+// runs in its own child, where a SIGBUS or SIGSEGV fails it.
+GST_START_TEST(test_short_input_fd) {
+  ShortFdFrame f = short_fd_frame(__i__);
+  GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 64, 64);
+  GstHarness *h = convert_harness("", f.info, out);
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(gst_harness_push(h, f.buffer), GST_FLOW_ERROR);
+  GstBuffer *got = gst_harness_try_pull(h);
+  fail_unless(got == nullptr, "%s: a frame came out", f.what);
+  const std::string e = pop_error(bus);
+  const std::string plane = "plane " + std::to_string(f.plane), fd = "fd " + std::to_string(f.fd);
+  fail_unless(e.find(plane) != std::string::npos && e.find(fd) != std::string::npos,
+              "%s: \"%s\" names not %s and %s", f.what, e.c_str(), plane.c_str(), fd.c_str());
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static std::string push_expecting_error(const char *props, const GstVideoInfo &in, GstBuffer *buf) {
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
   GstHarness *h = convert_harness(props, in, out);
@@ -612,6 +628,7 @@ static Suite *convert_suite() {
   TCase *tc = tcase_create("element");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_letterbox_geometry);
+  tcase_add_loop_test(tc, test_odd_margin_placement, 0, kOddMarginCount);
   tcase_add_test(tc, test_stretch);
   tcase_add_test(tc, test_crop_meta_and_property);
   tcase_add_test(tc, test_rotation_negotiates_and_maps);
@@ -631,6 +648,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_caps_carry_size_limit);
   tcase_add_test(tc, test_n_threads);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
+  tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
   suite_add_tcase(s, tc);
   return s;
 }

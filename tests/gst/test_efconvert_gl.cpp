@@ -19,6 +19,7 @@
 #include "check_gl_main.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
+#include "odd_margins.hpp"
 
 using namespace ef::test;
 
@@ -149,6 +150,15 @@ GST_START_TEST(test_gl_matches_cpu) {
     gst_buffer_unref(cpu);
     gst_buffer_unref(src);
   }
+}
+GST_END_TEST;
+
+// Odd margins through the GL backend (odd_margins.hpp): the borders the fill
+// to the bit, the picture where the CPU backend puts it (the odd pixel right
+// or below); its colour within 1 of the frame's (two-tap filtering of a flat
+// frame).
+GST_START_TEST(test_odd_margin_placement) {
+  check_odd_margin("gl", kOddMargins[__i__], 1);
 }
 GST_END_TEST;
 
@@ -1048,6 +1058,7 @@ static Suite *gl_suite() {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_gl_steady_state);
   tcase_add_test(tc, test_gl_matches_cpu);
+  tcase_add_loop_test(tc, test_odd_margin_placement, 0, kOddMarginCount);
   tcase_add_test(tc, test_after_efupload);
   tcase_add_test(tc, test_readback_into_system_memory);
   tcase_add_test(tc, test_gl_memory_output);

@@ -8,8 +8,12 @@
 #include <cmath>
 
 #include "efconvert/convert_params.hpp"
+#include "odd_margins.hpp"
 
 using namespace ef::gst;
+using ef::test::kOddMarginCount;
+using ef::test::kOddMargins;
+using ef::test::OddMargin;
 
 namespace {
 
@@ -42,6 +46,34 @@ GST_START_TEST(test_letterbox_plans) {
   // Stretch covers the output.
   p = plan_conversion(1920, 1080, {0, 0, 0, 0}, 640, 640, false, GST_VIDEO_ORIENTATION_IDENTITY);
   fail_unless(p->content.x == 0 && p->content.y == 0 && p->content.w == 640 && p->content.h == 640);
+}
+GST_END_TEST;
+
+// An odd margin: the picture centred with the odd pixel right or below
+// (odd_margins.hpp), and the meta maps the picture's corners to the input's.
+GST_START_TEST(test_odd_margins) {
+  const OddMargin &c = kOddMargins[__i__];
+  auto p = plan_conversion(c.in_w, c.in_h, {0, 0, 0, 0}, c.out_w, c.out_h, true, c.direction);
+  fail_unless(p.ok());
+  const GstVideoRectangle &r = p->content;
+  fail_unless(r.x == c.content.x && r.y == c.content.y && r.w == c.content.w && r.h == c.content.h,
+              "%ux%u direction %d -> %ux%u: content %dx%d at (%d, %d), want %dx%d at (%d, %d)",
+              c.in_w, c.in_h, int(c.direction), c.out_w, c.out_h, r.w, r.h, r.x, r.y, c.content.w,
+              c.content.h, c.content.x, c.content.y);
+  GstBuffer *buf = gst_buffer_new();
+  GstEfTransformMeta *m =
+      gst_buffer_add_ef_transform_meta(buf, &p->crop, &p->content, p->direction);
+  double x, y;
+  gst_ef_transform_meta_map_to_input(m, c.content.x, c.content.y, &x, &y);
+  fail_unless(std::fabs(x - c.first_x) < 1e-9 && std::fabs(y - c.first_y) < 1e-9,
+              "first content pixel's corner maps to (%g, %g), want (%g, %g)", x, y, c.first_x,
+              c.first_y);
+  gst_ef_transform_meta_map_to_input(m, c.content.x + c.content.w, c.content.y + c.content.h, &x,
+                                     &y);
+  fail_unless(std::fabs(x - c.last_x) < 1e-9 && std::fabs(y - c.last_y) < 1e-9,
+              "last content pixel's corner maps to (%g, %g), want (%g, %g)", x, y, c.last_x,
+              c.last_y);
+  gst_buffer_unref(buf);
 }
 GST_END_TEST;
 
@@ -222,6 +254,7 @@ static Suite *transform_suite() {
   Suite *s = suite_create("transform_meta");
   TCase *tc = tcase_create("geometry");
   tcase_add_test(tc, test_letterbox_plans);
+  tcase_add_loop_test(tc, test_odd_margins, 0, kOddMarginCount);
   tcase_add_test(tc, test_bad_crops);
   tcase_add_test(tc, test_every_direction_maps_corners);
   tcase_add_test(tc, test_meta_fields_and_copy);

@@ -47,9 +47,14 @@ Result<FdMapping> FdMapping::create(GstBuffer *buffer, const FrameLayout &layout
       base[n++] = static_cast<const guint8 *>(addr);
     }
     // Every plane, not only the first of its fd: NV12's chroma follows the
-    // luma in the same fd.
-    if (layout.planes[p].offset + layout.planes[p].size > mapping.regions_[i].length)
-      return Error{EINVAL, "plane " + std::to_string(p) + " lies past the end of its fd"};
+    // luma in the same fd. ESTALE, as an identity refusal: the fd no longer
+    // holds what its memory claims (truncated, or its number reused), and
+    // the frame is refused, not read through the memory's own map instead.
+    const gsize end = layout.planes[p].offset + layout.planes[p].size;
+    if (end > mapping.regions_[i].length)
+      return Error{ESTALE, "plane " + std::to_string(p) + " needs bytes to " + std::to_string(end) +
+                               " of fd " + std::to_string(fd) + ", which holds " +
+                               std::to_string(mapping.regions_[i].length)};
     mapping.planes_[p] = base[i] + layout.planes[p].offset;
   }
   return mapping;

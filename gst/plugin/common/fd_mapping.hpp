@@ -25,6 +25,8 @@ class FdMapping {
   ~FdMapping();
 
   // Maps every fd memory holding a plane of `buffer` as laid out in `layout`.
+  // ESTALE, naming the plane and the fd, when a plane lies past the end of
+  // its fd (a file shorter than its memory claims).
   static Result<FdMapping> create(GstBuffer *buffer, const FrameLayout &layout);
 
   // The first byte of plane p.

@@ -22,6 +22,14 @@ G_BEGIN_DECLS
  * 3. add the crop's origin.
  *
  * gst_ef_transform_meta_map_to_input() does all three.
+ *
+ * With letterbox, the content rectangle is the picture scaled to fit and
+ * centred; where the margin is odd the extra pixel is on the right or at the
+ * bottom: its x is floor((output width - its width) / 2), its y likewise
+ * (640x480 into 640x361: 481x361 at (79, 0)), as the letterbox() of YOLOv5
+ * and Ultralytics places it. Its top-left and bottom-right corners map to
+ * two opposite corners of the crop (top-left and bottom-right when nothing
+ * is turned).
  */
 
 #define GST_EF_TRANSFORM_META_API_TYPE (gst_ef_transform_meta_api_get_type())
@@ -35,7 +43,8 @@ G_BEGIN_DECLS
  * @offset_x: turned-crop position of output column 0
  * @offset_y: turned-crop position of output row 0
  * @crop: the source rectangle, in input pixels
- * @content: where the picture lies in the output
+ * @content: where the picture lies in the output (centred, an odd pixel of
+ *   margin on the right or at the bottom)
  * @direction: the flip or turn applied to the crop
  *
  * Since: 0.1

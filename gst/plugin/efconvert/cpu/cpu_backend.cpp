@@ -29,11 +29,15 @@ constexpr DeclineTexts kMappingDeclines{.import_failed = "the mapping failed"};
 // and as long as the allocation the memory maps (from offset 0, as
 // GstFdMemory does). An fd the application closed, its number now free or
 // naming a shorter file (our own output pool's, the next memfd anyone
-// makes), is refused here: mapping it would read another file's bytes, or
-// past its end (SIGBUS, SIGSEGV). A longer file under a reused number is
+// makes), or a file truncated under its memory, is refused here: mapping it
+// would read another file's bytes, or past its end (SIGBUS, SIGSEGV). The
+// refusal names a plane that lies past the end where one does (the one a
+// reader would have faulted on). FdMapping checks every plane against the
+// fd's length again when it maps. A longer file under a reused number is
 // caught by the identity check, where the memory's identity was taken while
 // its fd was still its own.
 Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
+  std::optional<Error> short_memory;  // a memory longer than its fd, its planes inside it
   for (guint p = 0; p < layout.n_planes; ++p) {
     GstMemory *root = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
     while (root->parent)
@@ -45,12 +49,20 @@ Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
       return Error{err, "plane " + std::to_string(p) + ": its fd " + std::to_string(fd) +
                             " was closed before the frame arrived: " + std::strerror(err)};
     }
-    if (st.st_size < off_t(root->maxsize))
-      return Error{EBADF, "plane " + std::to_string(p) + ": its fd " + std::to_string(fd) +
-                              " has " + std::to_string(st.st_size) +
-                              " bytes where its memory has " + std::to_string(root->maxsize) +
-                              ": the fd was closed and its number reused"};
+    if (st.st_size >= off_t(root->maxsize))
+      continue;
+    const gsize end = layout.planes[p].offset + layout.planes[p].size;
+    const std::string why = "fd " + std::to_string(fd) + " has " + std::to_string(st.st_size) +
+                            " bytes where its memory has " + std::to_string(root->maxsize) +
+                            ": the file was truncated, or the fd closed and its number reused";
+    if (end > gsize(st.st_size))
+      return Error{EBADF, "plane " + std::to_string(p) + " needs bytes to " + std::to_string(end) +
+                              " but its " + why};
+    if (!short_memory)
+      short_memory = Error{EBADF, "plane " + std::to_string(p) + ": its " + why};
   }
+  if (short_memory)
+    return *short_memory;
   return {};
 }
 
