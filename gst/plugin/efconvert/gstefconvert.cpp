@@ -204,6 +204,33 @@ void drain_held(GstEfConvert *self) {
   s.held.drain(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), s.backend.get(), s.errors);
 }
 
+// The outputs held when the element left PLAYING, pushed so that the sink
+// can preroll again (held_outputs.hpp), on the drain thread, under the
+// stream lock as a chain would.
+void drain_after_playing(GstElement *element) {
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD(element);
+  GST_PAD_STREAM_LOCK(sink);
+  GST_OBJECT_LOCK(sink);
+  const bool flushing = GST_PAD_IS_FLUSHING(sink);  // a flush or a stop drops them
+  GST_OBJECT_UNLOCK(sink);
+  if (!flushing && !state_of(element).held.playing())
+    drain_held(GST_EF_CONVERT(element));
+  GST_PAD_STREAM_UNLOCK(sink);
+}
+
+GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateChange transition) {
+  HeldOutputs &held = state_of(element).held;
+  if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    held.left_playing([element] { drain_after_playing(element); });
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING && ret != GST_STATE_CHANGE_FAILURE)
+    held.set_playing(true);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    held.join_drain();  // the pads are inactive: a push or a lock returns
+  return ret;
+}
+
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
@@ -707,6 +734,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 #ifdef EF_HAVE_GSTGL
   element_class->set_context = gst_ef_convert_set_context;
 #endif
+  element_class->change_state = gst_ef_convert_change_state;
 }
 
 static void gst_ef_convert_init(GstEfConvert *self) {
