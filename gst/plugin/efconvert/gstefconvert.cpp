@@ -150,6 +150,10 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kGpuTimeNs] = b.gpu_time_ns;
   v[kGpuFrames] = b.gpu_frames;
   v[kReadbackGpuNs] = b.readback_gpu_ns;
+  v[kGlHandovers] = b.gl_handovers;
+  v[kGlThreadNs] = b.gl_thread_ns;
+  v[kGlWaitNs] = b.gl_wait_ns;
+  v[kGpuWaitNs] = b.gpu_wait_ns;
 }
 
 guint readback_depth(ConvertState &s) {
