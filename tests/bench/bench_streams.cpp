@@ -233,10 +233,15 @@ class Streams {
  public:
   Streams(const Options &o, int streams) : o_(o), n_(streams), counts_(size_t(streams)) {}
   ~Streams() {
-    if (pipeline_) {
+    if (pipeline_)
       gst_element_set_state(pipeline_, GST_STATE_NULL);
+    // Every element let go before the program's GL context: a context still
+    // referenced at exit keeps its driver threads running while the driver
+    // is unloaded.
+    for (GstElement *conv : converters_)
+      gst_object_unref(conv);
+    if (pipeline_)
       gst_object_unref(pipeline_);
-    }
   }
 
   std::string prepare() {
@@ -427,7 +432,7 @@ class Streams {
   std::unique_ptr<ef::bench::FrameRing> ring_;
   std::vector<ef::bench::ContextAnswer> answers_;
   GstElement *pipeline_ = nullptr;
-  std::vector<GstElement *> converters_;  // the bin keeps them
+  std::vector<GstElement *> converters_;  // references of ours
   std::vector<Count> counts_;
   std::atomic<uint64_t> sink_sum_{0};
 };
