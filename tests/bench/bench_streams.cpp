@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -172,7 +173,9 @@ uint64_t process_cpu_ns() {
 
 // CPU time of the process's threads by kind: the name without its digits
 // ("queue12:src" and "queue3:src" are "queue:src"), from /proc. Threads
-// that ended within the window are missed.
+// that ended within the window are missed (a driver's threads take the
+// name of the thread that made them: Mesa's under a GL thread are
+// "gstglcontext" too).
 std::map<std::string, uint64_t> thread_cpu_ns() {
   std::map<std::string, uint64_t> by_kind;
   DIR *dir = opendir("/proc/self/task");
@@ -334,6 +337,36 @@ class Streams {
 
   std::string renderer() const { return gl_ ? gl_->renderer : ""; }
 
+  // How many GL contexts (each a GL thread) the pipeline's elements use:
+  // the distinct ones they answer a local-context query with (GstGL's
+  // elements, nvh264dec and efconvert answer it).
+  int gl_contexts() {
+    std::vector<GstGLContext *> seen;
+    GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline_));
+    GValue item = G_VALUE_INIT;
+    while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+      GstElement *element = GST_ELEMENT(g_value_get_object(&item));
+      GstQuery *query = gst_query_new_context("gst.gl.local_context");
+      GstGLContext *context = nullptr;
+      GstContext *answer = nullptr;
+      if (gst_element_query(element, query)) {
+        gst_query_parse_context(query, &answer);
+        if (answer)
+          gst_structure_get(gst_context_get_structure(answer), "context", GST_TYPE_GL_CONTEXT,
+                            &context, nullptr);
+      }
+      gst_query_unref(query);
+      if (context && std::find(seen.begin(), seen.end(), context) == seen.end())
+        seen.push_back(context);
+      if (context)
+        gst_object_unref(context);  // the elements keep theirs: pointers compared only
+      g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return int(seen.size());
+  }
+
  private:
   struct Count {
     std::atomic<uint64_t> frames{0};
@@ -442,6 +475,7 @@ struct Share {
   std::string error;
   double seconds = 0;
   uint64_t frames = 0, cpu_ns = 0;
+  int gl_threads = 0;  // distinct GL contexts the pipeline's elements use
   std::map<std::string, uint64_t> threads, counters;
   std::string backend, shader, renderer;
 };
@@ -468,6 +502,7 @@ Share measure(const Options &o, int streams, const std::function<void()> &barrie
   share.seconds = double(b.wall - a.wall) / 1e9;
   share.frames = b.frames - a.frames;
   share.cpu_ns = b.cpu - a.cpu;
+  share.gl_threads = run.gl_contexts();
   for (const auto &[k, v] : b.threads)
     share.threads[k] = v - (a.threads.count(k) ? a.threads.at(k) : 0);
   for (const auto &[k, v] : b.counters)
@@ -481,8 +516,8 @@ Share measure(const Options &o, int streams, const std::function<void()> &barrie
 // A share as text for the pipe from a child, and back.
 std::string encode(const Share &s) {
   std::ostringstream out;
-  out << s.seconds << ' ' << s.frames << ' ' << s.cpu_ns << ' ' << s.threads.size() << ' '
-      << s.counters.size() << '\n';
+  out << s.seconds << ' ' << s.frames << ' ' << s.cpu_ns << ' ' << s.gl_threads << ' '
+      << s.threads.size() << ' ' << s.counters.size() << '\n';
   for (const auto &[k, v] : s.threads)
     out << k << '\t' << v << '\n';
   for (const auto &[k, v] : s.counters)
@@ -495,7 +530,7 @@ Share decode(const std::string &text) {
   Share s;
   std::istringstream in(text);
   size_t n_threads = 0, n_counters = 0;
-  if (!(in >> s.seconds >> s.frames >> s.cpu_ns >> n_threads >> n_counters)) {
+  if (!(in >> s.seconds >> s.frames >> s.cpu_ns >> s.gl_threads >> n_threads >> n_counters)) {
     s.error = "a process reported nothing (crashed?)";
     return s;
   }
@@ -584,6 +619,7 @@ void report(const Options &o, const std::vector<Share> &shares) {
     fps += s.seconds > 0 ? double(s.frames) / s.seconds : 0;
     sum.frames += s.frames;
     sum.cpu_ns += s.cpu_ns;
+    sum.gl_threads += s.gl_threads;
     sum.seconds = std::max(sum.seconds, s.seconds);
     for (const auto &[k, v] : s.threads)
       sum.threads[k] += v;
@@ -596,13 +632,19 @@ void report(const Options &o, const std::vector<Share> &shares) {
     }
   }
   const double frames = double(std::max<uint64_t>(sum.frames, 1));
+  // The diagnostic settings of the run (gl_fence.hpp, gl_gpu_timer.cpp).
+  std::string setting;
+  for (const char *name : {"EF_GL_FENCES", "EF_GL_GPU_TIMER", "EF_GL_RENDERER_KIND"})
+    if (const char *value = g_getenv(name))
+      setting += std::string(setting.empty() ? "" : " ") + name + "=" + value;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
   j << "{\"source\": \"" << o.source << "\", \"chain\": \"" << o.chain << "\", \"output\": \""
     << o.output << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
     << ", \"depth\": " << o.depth << ", \"n_threads\": " << o.n_threads << ", \"shader\": \""
-    << o.shader << "\", \"cpus\": " << cpus << ", \"seconds\": " << sum.seconds
+    << o.shader << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus << ", \"seconds\": " << sum.seconds
     << ", \"frames\": " << sum.frames << ", \"fps\": " << fps
+    << ", \"gl_contexts\": " << sum.gl_threads
     << ", \"cpu_us_per_frame\": " << double(sum.cpu_ns) / frames / 1e3
     << ", \"cpu_busy\": " << double(sum.cpu_ns) / 1e9 / std::max(sum.seconds, 1e-9) / double(cpus)
     << ", \"backend\": \"" << sum.backend << "\", \"shader_in_use\": \"" << sum.shader

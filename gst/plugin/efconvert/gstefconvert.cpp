@@ -675,7 +675,9 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_N_THREADS,
       g_param_spec_uint("n-threads", "Threads",
                         "Threads that convert a frame on the CPU backend, the streaming thread "
-                        "included (0 = one per online CPU); applied when caps are next set",
+                        "included (0 = one per online CPU); the helpers are one set every "
+                        "efconvert of the process shares, as many as the online CPUs; applied "
+                        "when caps are next set",
                         0, 1024, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_READBACK_DEPTH,
