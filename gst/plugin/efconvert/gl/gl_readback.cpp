@@ -181,7 +181,12 @@ void ReadbackRing::copy_regions(const InFlight &frame, const void *from, uint8_t
 }
 
 void ReadbackRing::retire_oldest() {
-  const InFlight &frame = flight_.front();
+  InFlight &frame = flight_.front();
+  // A frame that failed its wait (a hung GPU) still has its fence; any
+  // thread may release it where any thread may wait for it, and only
+  // there is an unfinished frame retired off the GL thread.
+  fences_.release(frame.fence);
+  frame.fence = nullptr;
   if (!frame.into_output)
     free_.push_back(frame.pack);
   flight_.pop_front();

@@ -110,7 +110,8 @@ class ReadbackRing {
   // The oldest frame's fence with `timeout_ns`: finished, or why not.
   Result<void> settle_oldest(uint64_t timeout_ns);
   void copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const;
-  // The oldest frame goes; its pack buffer, if its own, back to free_.
+  // The oldest frame goes, its fence released if it still has one; its
+  // pack buffer, if its own, back to free_.
   void retire_oldest();
   Pack take_pack(size_t bytes);
   void delete_pack(Pack &pack);
