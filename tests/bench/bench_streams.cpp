@@ -14,7 +14,8 @@
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
 //     efconvert-cpu|stock|none --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
-//     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--json=FILE]
+//     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
+//     [--json=FILE]
 //
 // Sources: gl, a ring of 4 frames uploaded once into the program's GL
 // context (which every GL element is given, as a decoder's), pushed by an
@@ -24,6 +25,8 @@
 // context found as gst-launch finds it: one per process). With
 // --processes=P each of P processes runs streams/P branches and the
 // figures are summed; the windows of all processes are the same seconds.
+// --display=app sets one GstGLDisplay on the pipeline before it starts (see
+// share_display()); the JSON counts the GL contexts the elements use.
 #include <gst/app/gstappsrc.h>
 #include <gst/gl/gl.h>
 #include <sys/resource.h>
@@ -57,6 +60,7 @@ struct Options {
   std::string source = "gl", chain = "efconvert-gl", output = "rgb";
   int streams = 1, processes = 1, depth = 1, n_threads = 0;
   std::string shader = "auto", clip, json;
+  bool app_display = false;  // one GstGLDisplay set on the pipeline by the program
   double seconds = 3.0;
   int warmup = 10;
 };
@@ -90,6 +94,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.warmup = std::stoi(value);
     else if (key == "clip")
       o.clip = value;
+    else if (key == "display")
+      o.app_display = value == "app";
     else if (key == "json")
       o.json = value;
     else
@@ -238,6 +244,8 @@ class Streams {
   ~Streams() {
     if (pipeline_)
       gst_element_set_state(pipeline_, GST_STATE_NULL);
+    if (display_)
+      gst_object_unref(display_);
     // Every element let go before the program's GL context: a context still
     // referenced at exit keeps its driver threads running while the driver
     // is unloaded.
@@ -272,6 +280,8 @@ class Streams {
       if (GstElement *conv = by_name("conv", i))
         converters_.push_back(conv);
     }
+    if (o_.app_display)
+      share_display();
     if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
       return "the pipeline does not start: " + bus_error();
     return {};
@@ -375,6 +385,18 @@ class Streams {
     Streams *self = nullptr;
   };
 
+  // One GstGLDisplay for every element, set on the pipeline before it
+  // starts, as an application may: elements that start at once otherwise
+  // each find no display yet and make their own, a GL context (and GL
+  // thread) with each; on one display they find each other's context.
+  void share_display() {
+    display_ = gst_gl_display_new();
+    GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
+    gst_context_set_gl_display(context, display_);
+    gst_element_set_context(pipeline_, context);
+    gst_context_unref(context);
+  }
+
   GstElement *by_name(const char *prefix, int i) {
     return gst_bin_get_by_name(GST_BIN(pipeline_), (prefix + std::to_string(i)).c_str());
   }
@@ -462,6 +484,7 @@ class Streams {
   const Options &o_;
   const int n_;
   std::unique_ptr<ef::bench::ProgramGl> gl_;
+  GstGLDisplay *display_ = nullptr;  // --display=app
   std::unique_ptr<ef::bench::FrameRing> ring_;
   std::vector<ef::bench::ContextAnswer> answers_;
   GstElement *pipeline_ = nullptr;
@@ -642,8 +665,9 @@ void report(const Options &o, const std::vector<Share> &shares) {
   j << "{\"source\": \"" << o.source << "\", \"chain\": \"" << o.chain << "\", \"output\": \""
     << o.output << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
     << ", \"depth\": " << o.depth << ", \"n_threads\": " << o.n_threads << ", \"shader\": \""
-    << o.shader << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus << ", \"seconds\": " << sum.seconds
-    << ", \"frames\": " << sum.frames << ", \"fps\": " << fps
+    << o.shader << "\", \"display\": \"" << (o.app_display ? "app" : "pipeline")
+    << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus
+    << ", \"seconds\": " << sum.seconds << ", \"frames\": " << sum.frames << ", \"fps\": " << fps
     << ", \"gl_contexts\": " << sum.gl_threads
     << ", \"cpu_us_per_frame\": " << double(sum.cpu_ns) / frames / 1e3
     << ", \"cpu_busy\": " << double(sum.cpu_ns) / 1e9 / std::max(sum.seconds, 1e-9) / double(cpus)
@@ -679,7 +703,7 @@ int main(int argc, char **argv) {
                  "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
                  "--chain=efconvert-gl|efconvert-cpu|stock|none --output=rgb|glrgba --streams=N "
                  "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
-                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--json=FILE]\n");
+                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

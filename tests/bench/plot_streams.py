@@ -53,7 +53,10 @@ def series_name(r):
     name = stock.get(r["source"], "stock") if chain == "stock" else chain
     if chain == "stock" and r["output"] == "rgb" and r["source"] in ("gl", "decoder"):
         name += " ! gldownload ! videoconvert"
-    setting = f" [{r['setting']}]" if r.get("setting") else ""
+    settings = [r["setting"]] if r.get("setting") else []
+    if r.get("display") == "app":
+        settings.append("one GstGLDisplay set by the application")
+    setting = f" [{'; '.join(settings)}]" if settings else ""
     return f"{name} → {out}{extra}{setting}"
 
 

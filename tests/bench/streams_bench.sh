@@ -16,8 +16,8 @@
 #   WINDOW   seconds measured a run, after every stream warmed up (default 3)
 #   REPEAT   runs of each case (default 1)
 #   CLIP     a 1080p H.264 byte-stream for the decoder part; without one it is
-#            encoded with x264enc where the machine has it, else the part is
-#            skipped
+#            encoded (make_clip.sh) where the machine has x264enc or
+#            openh264enc, else the part is skipped
 #   DECODER_STREAMS  stream counts of the decoder part (default "1 16"): one
 #            process of N branches, and N processes
 #   PYTHON   the python3 that plots (matplotlib; without it, tables only)
@@ -90,15 +90,10 @@ if has decoder; then
   if ! gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
     echo "nvh264dec not found: decoder part skipped" | tee -a "$log"
   else
-    clip=${CLIP:-$out/../clip-1080p-1200.h264}
-    if [ ! -s "$clip" ] && gst-inspect-1.0 x264enc >/dev/null 2>&1; then
-      gst-launch-1.0 -q videotestsrc pattern=smpte horizontal-speed=37 num-buffers=1200 ! \
-        video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! \
-        x264enc speed-preset=ultrafast bitrate=3000 key-int-max=60 ! h264parse ! \
-        video/x-h264,stream-format=byte-stream ! filesink location="$clip"
-    fi
+    clip=${CLIP:-$root/.clips/clip-1080p-1200.h264}
+    [ -s "$clip" ] || sh "$root/tests/bench/make_clip.sh" "$clip" || true
     if [ ! -s "$clip" ]; then
-      echo "no H.264 clip (CLIP) and no x264enc: decoder part skipped" | tee -a "$log"
+      echo "no H.264 clip (CLIP) and no encoder: decoder part skipped" | tee -a "$log"
     else
       for n in ${DECODER_STREAMS:-1 16}; do
         procs=1
@@ -114,6 +109,18 @@ if has decoder; then
           # shellcheck disable=SC2086
           run -- $d --chain=stock --output=rgb
         done
+      done
+      # Decoders and converters starting at once may each make a GL display,
+      # and so a GL context and thread, of their own (the runs above count
+      # the contexts); one display set on the pipeline by the application
+      # gives them one.
+      for n in ${DECODER_STREAMS:-1 16}; do
+        [ "$n" -gt 1 ] || continue
+        d="--source=decoder --clip=$clip --streams=$n --display=app"
+        # shellcheck disable=SC2086
+        run -- $d --chain=none
+        # shellcheck disable=SC2086
+        run -- $d --chain=efconvert-gl --output=rgb --depth=1
       done
     fi
   fi

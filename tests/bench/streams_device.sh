@@ -13,9 +13,9 @@
 # Carry the build folder and .gl/ (../../shared/tools/device-gst-prepare.sh),
 # and a clip for the decoder part, then run from the repository root:
 #   . .gl/env.sh && sh tests/bench/streams_device.sh build
-# The clip: CLIP=PATH, or .clips/clip-1080p-1200.h264 where carried (make it
-# where x264enc exists: tests/bench/streams_bench.sh encodes one the same
-# way when the machine has x264enc), else the decoder part is skipped.
+# The clip: CLIP=PATH, or .clips/clip-1080p-1200.h264 where carried (made
+# here by tests/bench/make_clip.sh, about 15 MB: name .clips in the carry
+# list), else the decoder part is skipped.
 # Some 6 minutes with the defaults; PARTS, STREAMS, WINDOW, REPEAT and
 # DECODER_STREAMS as streams_bench.sh takes them split or shorten it.
 set -eu
