@@ -141,9 +141,13 @@ std::string chain_of(const Options &o, int i) {
 
 std::string source_of(const Options &o, int i) {
   const std::string n = std::to_string(i);
-  if (o.source == "decoder")
-    return "filesrc location=\"" + o.clip +
-           "\" ! h264parse ! nvh264dec ! video/x-raw(memory:GLMemory)";
+  if (o.source == "decoder") {
+    // EF_BENCH_DECODER: another decoder to GL memory where there is no
+    // nvh264dec (e.g. "avdec_h264 ! glupload"), to try the runs out.
+    const char *decoder = g_getenv("EF_BENCH_DECODER");
+    return "filesrc location=\"" + o.clip + "\" ! h264parse ! " +
+           (decoder ? decoder : "nvh264dec") + " ! video/x-raw(memory:GLMemory)";
+  }
   if (o.source == "testsrc")
     return "t. ! queue name=q" + n;
   return "appsrc name=src" + n + " format=time";

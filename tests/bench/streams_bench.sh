@@ -21,6 +21,8 @@
 #   DECODER_STREAMS  stream counts of the decoder part (default "1 16"): one
 #            process of N branches, and N processes
 #   PYTHON   the python3 that plots (matplotlib; without it, tables only)
+#   EF_BENCH_DECODER  the decoder part's decoder to GL memory (default
+#            nvh264dec; e.g. "avdec_h264 ! glupload" to try the part out)
 set -eu
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -87,8 +89,9 @@ if has sysmem; then
 fi
 
 if has decoder; then
-  if ! gst-inspect-1.0 nvh264dec >/dev/null 2>&1; then
-    echo "nvh264dec not found: decoder part skipped" | tee -a "$log"
+  decoder=${EF_BENCH_DECODER:-nvh264dec}
+  if ! gst-inspect-1.0 "${decoder%% *}" >/dev/null 2>&1; then
+    echo "${decoder%% *} not found: decoder part skipped" | tee -a "$log"
   else
     clip=${CLIP:-$root/.clips/clip-1080p-1200.h264}
     [ -s "$clip" ] || sh "$root/tests/bench/make_clip.sh" "$clip" || true
