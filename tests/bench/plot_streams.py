@@ -38,10 +38,17 @@ COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "stock": "#c03
            "none": "#8c8c8c"}
 
 
+def settings_of(r):
+    settings = [r["setting"]] if r.get("setting") else []
+    if r.get("display") == "app":
+        settings.append("one GstGLDisplay set by the application")
+    return f" [{'; '.join(settings)}]" if settings else ""
+
+
 def series_name(r):
     chain = r["chain"]
     if chain == "none":
-        return "source alone" if r["source"] != "decoder" else "decode alone"
+        return ("source alone" if r["source"] != "decoder" else "decode alone") + settings_of(r)
     out = "GL RGBA 640²" if r["output"] == "glrgba" else "RGB 640²"
     extra = ""
     if chain == "efconvert-gl" and r["output"] == "rgb":
@@ -53,11 +60,7 @@ def series_name(r):
     name = stock.get(r["source"], "stock") if chain == "stock" else chain
     if chain == "stock" and r["output"] == "rgb" and r["source"] in ("gl", "decoder"):
         name += " ! gldownload ! videoconvert"
-    settings = [r["setting"]] if r.get("setting") else []
-    if r.get("display") == "app":
-        settings.append("one GstGLDisplay set by the application")
-    setting = f" [{'; '.join(settings)}]" if settings else ""
-    return f"{name} → {out}{extra}{setting}"
+    return f"{name} → {out}{extra}{settings_of(r)}"
 
 
 def load(path):
