@@ -7,7 +7,7 @@
 #      the non-default GL APIs (suite "gl-api": the same code; the default API's
 #      fragment and compute runs stay); the C ABI fuzz, suite "fuzz", runs here;
 #      leaks of system libraries: tests/sanitizers/lsan.supp;
-#   3. TSan: the cache, gate and release-queue tests (suite "tsan");
+#   3. TSan: the cache, gate, release-queue and CPU worker-pool tests (suite "tsan");
 #   4. Debian 13 (GStreamer 1.26, g++ 14): the -Werror build and all tests, in the
 #      root scripts/debian13.sh makes and keeps (sanitizers run on the host only).
 #   5. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
@@ -70,7 +70,7 @@ run "tests under ASan+UBSan" build-ci-asan --no-suite stress --no-suite gl-api
 # bases too widely for g++ 12's runtime, so run without address randomisation.
 setup build-ci-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false -Dbenchmarks=disabled
 runner=(setarch "$(uname -m)" -R)
-run "cache, gate and release-queue tests under TSan" build-ci-tsan --suite tsan
+run "cache, gate, release-queue and CPU pool tests under TSan" build-ci-tsan --suite tsan
 runner=()
 
 builds=(build-ci build-ci-asan build-ci-tsan)

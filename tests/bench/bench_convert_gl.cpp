@@ -34,6 +34,7 @@
 #include <benchmark/benchmark.h>
 
 #include "efconvert/gl/gl_gpu_timer.hpp"
+#include "frame_rings.hpp"
 #include "upload_run.hpp"
 
 namespace {
@@ -58,138 +59,12 @@ uint64_t process_cpu_ns() {
   return uint64_t(std::clock()) * (1'000'000'000u / CLOCKS_PER_SEC);
 }
 
-// The program's GL display and context, which every GL element uses.
-struct Gl {
-  GstGLDisplay *display = nullptr;
-  GstGLContext *context = nullptr;
-  std::string renderer, version, error;
+using ef::bench::FrameRing;
+using ef::bench::ProgramGl;
 
-  Gl() {
-    display = gst_gl_display_new();
-    context = gst_gl_context_new(display);
-    GError *raw = nullptr;
-    if (!gst_gl_context_create(context, nullptr, &raw)) {
-      error = std::string("no GL context: ") + (raw ? raw->message : "unknown error");
-      g_clear_error(&raw);
-      return;
-    }
-    gst_gl_display_add_context(display, context);
-    gst_gl_context_thread_add(
-        context,
-        [](GstGLContext *ctx, gpointer data) {
-          auto *self = static_cast<Gl *>(data);
-          auto text = [ctx](GLenum name) {
-            const GLubyte *s = ctx->gl_vtable->GetString(name);
-            return std::string(s ? reinterpret_cast<const char *>(s) : "?");
-          };
-          self->renderer = text(GL_RENDERER);
-          self->version = text(GL_VERSION);
-        },
-        this);
-  }
-  ~Gl() {
-    if (context)
-      gst_object_unref(context);
-    if (display)
-      gst_object_unref(display);
-  }
-};
+ProgramGl *gl = nullptr;
 
-Gl *gl = nullptr;
-
-// 4 consecutive frames of a scrolling videotestsrc pattern as NV12 GL
-// memory of the program's context, uploaded once: the textures are filled
-// here, and no element uploads anything.
-class GlRing {
- public:
-  explicit GlRing(GstGLContext *context) {
-    GstElement *pipeline = gst_parse_launch(
-        ("videotestsrc pattern=smpte horizontal-speed=37 num-buffers=" + std::to_string(kSlots) +
-         " ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! appsink name=sink "
-         "sync=false")
-            .c_str(),
-        nullptr);
-    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-    gst_element_set_state(pipeline, GST_STATE_PLAYING);
-    std::vector<GstSample *> pictures;
-    for (guint i = 0; i < kSlots; ++i)
-      if (GstSample *s = gst_app_sink_pull_sample(GST_APP_SINK(sink)))
-        pictures.push_back(s);
-    gst_element_set_state(pipeline, GST_STATE_NULL);
-    gst_object_unref(sink);
-    gst_object_unref(pipeline);
-    if (pictures.size() != kSlots) {
-      error_ = "videotestsrc gave no frames";
-      return;
-    }
-    gst_video_info_from_caps(&info_, gst_sample_get_caps(pictures[0]));
-    caps_ = gst_video_info_to_caps(&info_);
-    gst_caps_set_features(caps_, 0,
-                          gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
-    gst_caps_set_simple(caps_, "texture-target", G_TYPE_STRING, "2D", nullptr);
-    pool_ = gst_gl_buffer_pool_new(context);
-    GstStructure *config = gst_buffer_pool_get_config(pool_);
-    gst_buffer_pool_config_set_params(config, caps_, guint(info_.size), kSlots, kSlots);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config(pool_, config) || !gst_buffer_pool_set_active(pool_, TRUE)) {
-      error_ = "cannot configure a GL pool of NV12 textures";
-      return;
-    }
-    for (GstSample *picture : pictures) {
-      GstBuffer *frame = nullptr;
-      GstVideoFrame from, to;
-      if (error_.empty() && gst_buffer_pool_acquire_buffer(pool_, &frame, nullptr) == GST_FLOW_OK &&
-          gst_video_frame_map(&from, &info_, gst_sample_get_buffer(picture), GST_MAP_READ)) {
-        if (gst_video_frame_map(&to, &info_, frame, GST_MAP_WRITE)) {
-          gst_video_frame_copy(&to, &from);
-          gst_video_frame_unmap(&to);
-        }
-        gst_video_frame_unmap(&from);
-        upload_now(frame);
-        frames_.push_back(frame);
-      } else {
-        error_ = "cannot fill a GL ring slot";
-      }
-      gst_sample_unref(picture);
-    }
-  }
-  ~GlRing() {
-    for (GstBuffer *b : frames_)
-      gst_buffer_unref(b);
-    if (pool_) {
-      gst_buffer_pool_set_active(pool_, FALSE);
-      gst_object_unref(pool_);
-    }
-    if (caps_)
-      gst_caps_unref(caps_);
-  }
-  GlRing(const GlRing &) = delete;
-  GlRing &operator=(const GlRing &) = delete;
-
-  const std::string &error() const { return error_; }
-  GstCaps *caps() const { return caps_; }
-  const GstVideoInfo &info() const { return info_; }
-  GstBuffer *frame(uint64_t n) const { return gst_buffer_ref(frames_[n % frames_.size()]); }
-
- private:
-  // A GL map of a texture written through the CPU uploads it.
-  static void upload_now(GstBuffer *frame) {
-    for (guint i = 0; i < gst_buffer_n_memory(frame); ++i) {
-      GstMemory *mem = gst_buffer_peek_memory(frame, i);
-      GstMapInfo map;
-      if (gst_memory_map(mem, &map, GstMapFlags(GST_MAP_READ | GST_MAP_GL)))
-        gst_memory_unmap(mem, &map);
-    }
-  }
-
-  GstVideoInfo info_{};
-  GstCaps *caps_ = nullptr;
-  GstBufferPool *pool_ = nullptr;
-  std::vector<GstBuffer *> frames_;
-  std::string error_;
-};
-
-GlRing *ring = nullptr;
+FrameRing *ring = nullptr;
 
 // GPU time per frame from GL timestamps: one when the frame enters the
 // chain, one when its output reaches the sink (after the sink has mapped a
@@ -386,8 +261,10 @@ class Run {
                                    : gst_bin_get_by_name(GST_BIN(pipeline_), "first");
     g_object_set(src, "caps", ring->caps(), "format", GST_FORMAT_TIME, nullptr);
     // Every GL element takes the program's context, as from a decoder.
+    answer_ = {src, gl};
     GstPad *src_pad = gst_element_get_static_pad(src, "src");
-    gst_pad_add_probe(src_pad, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM, answer_context, src, nullptr);
+    gst_pad_add_probe(src_pad, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM, ef::bench::answer_gl_context,
+                      &answer_, nullptr);
     gst_object_unref(src_pad);
     GstPad *first_pad = gst_element_get_static_pad(first, "sink");
     gst_pad_add_probe(first_pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, this, nullptr);
@@ -452,14 +329,6 @@ class Run {
     if (msg)
       gst_message_unref(msg);
     return text;
-  }
-
-  static GstPadProbeReturn answer_context(GstPad *, GstPadProbeInfo *info, gpointer element) {
-    GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
-    if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-        gst_gl_handle_context_query(GST_ELEMENT(element), query, gl->display, gl->context, nullptr))
-      return GST_PAD_PROBE_HANDLED;
-    return GST_PAD_PROBE_OK;
   }
 
   static GstPadProbeReturn offer_system_pool(GstPad *, GstPadProbeInfo *info, gpointer) {
@@ -563,6 +432,7 @@ class Run {
 
   const Case case_;
   const Output output_;
+  ef::bench::ContextAnswer answer_{};
   GpuStamps stamps_;
   GstElement *pipeline_ = nullptr;
   GstElement *converter_ = nullptr;
@@ -627,14 +497,14 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  Gl made_gl;
+  ProgramGl made_gl;
   if (!made_gl.error.empty()) {
     std::fprintf(stderr, "SKIP: %s (headless GstGL needs GST_GL_WINDOW=egl-device)\n",
                  made_gl.error.c_str());
     return 77;
   }
   gl = &made_gl;
-  GlRing made_ring(made_gl.context);
+  FrameRing made_ring(kSlots, "smpte", made_gl.context);
   if (!made_ring.error().empty()) {
     std::fprintf(stderr, "%s\n", made_ring.error().c_str());
     return 1;

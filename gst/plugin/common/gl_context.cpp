@@ -18,6 +18,20 @@ bool ElementGlContext::handle_query(GstElement *element, GstQuery *query) {
 }
 
 Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
+  {
+    std::lock_guard<std::recursive_mutex> lock(lock_);
+    if (context_)
+      return context_;
+  }
+  // One element of the process at a time finds or makes its display and
+  // context: elements of one pipeline starting at once (one per stream,
+  // each on its streaming thread) would each find no display yet, make
+  // their own and so a GL context and thread each, where the first one's,
+  // announced to the pipeline, serves all. Taken before this element's
+  // lock: the announcement sets the context on every element of the bin,
+  // this one and those waiting here.
+  static std::mutex finding;
+  std::lock_guard<std::mutex> one_at_a_time(finding);
   std::lock_guard<std::recursive_mutex> lock(lock_);
   if (context_)
     return context_;

@@ -28,6 +28,10 @@ struct BackendStats {
   uint64_t bytes_read = 0;                   // read back from the GPU into plain memory
   uint64_t gpu_time_ns = 0, gpu_frames = 0;  // GPU time of the frames timed, and how many
   uint64_t readback_gpu_ns = 0;              // GPU time of the read-backs' copies
+  // The GL thread, which every element of a context shares: hand-overs to
+  // it, time spent there, of it waiting for the GPU; and the streaming
+  // thread's waits for the GPU (frames the consumer needs).
+  uint64_t gl_handovers = 0, gl_thread_ns = 0, gl_wait_ns = 0, gpu_wait_ns = 0;
 };
 
 inline BackendStats operator+(BackendStats a, const BackendStats &b) {
@@ -43,6 +47,10 @@ inline BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.gpu_time_ns += b.gpu_time_ns;
   a.gpu_frames += b.gpu_frames;
   a.readback_gpu_ns += b.readback_gpu_ns;
+  a.gl_handovers += b.gl_handovers;
+  a.gl_thread_ns += b.gl_thread_ns;
+  a.gl_wait_ns += b.gl_wait_ns;
+  a.gpu_wait_ns += b.gpu_wait_ns;
   return a;
 }
 

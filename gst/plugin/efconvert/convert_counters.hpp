@@ -25,6 +25,10 @@ struct ConvertCounters {
     kGpuTimeNs,
     kGpuFrames,
     kReadbackGpuNs,
+    kGlHandovers,
+    kGlThreadNs,
+    kGlWaitNs,
+    kGpuWaitNs,
     kCount,
   };
   static constexpr const char *kName = "efconvert-stats";
@@ -48,6 +52,18 @@ struct ConvertCounters {
       {kReadbackGpuNs, "readback-gpu-time-ns",
        "GPU time of the read-backs' copies from the rendered textures into pack buffers (for "
        "system-memory outputs: the transfer towards the CPU), from GL timer queries"},
+      {kGlHandovers, "gl-handovers",
+       "Hand-overs of work to the GL context's thread (the GL backend; one a frame, another "
+       "where a read-back is completed there)"},
+      {kGlThreadNs, "gl-thread-ns",
+       "Time the GL context's thread spent on this element's work: elements sharing a context "
+       "share that thread"},
+      {kGlWaitNs, "gl-wait-ns",
+       "Time of gl-thread-ns the GL thread waited for the GPU to finish this element's frames "
+       "(where fences cannot be waited for on other threads), every other element's work "
+       "waiting behind it"},
+      {kGpuWaitNs, "gpu-wait-ns",
+       "Time the streaming thread waited for the GPU to finish a frame that was to be pushed"},
   }};
 };
 using ConvertStats = ElementStats<ConvertCounters>;

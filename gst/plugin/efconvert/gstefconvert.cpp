@@ -172,6 +172,10 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kGpuTimeNs] = b.gpu_time_ns;
   v[kGpuFrames] = b.gpu_frames;
   v[kReadbackGpuNs] = b.readback_gpu_ns;
+  v[kGlHandovers] = b.gl_handovers;
+  v[kGlThreadNs] = b.gl_thread_ns;
+  v[kGlWaitNs] = b.gl_wait_ns;
+  v[kGpuWaitNs] = b.gpu_wait_ns;
 }
 
 guint readback_depth(ConvertState &s) {
@@ -233,6 +237,33 @@ GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection dir
 void drain_held(GstEfConvert *self) {
   ConvertState &s = state_of(self);
   s.held.drain(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), s.backend.get(), s.errors);
+}
+
+// The outputs held when the element left PLAYING, pushed so that the sink
+// can preroll again (held_outputs.hpp), on the drain thread, under the
+// stream lock as a chain would.
+void drain_after_playing(GstElement *element) {
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD(element);
+  GST_PAD_STREAM_LOCK(sink);
+  GST_OBJECT_LOCK(sink);
+  const bool flushing = GST_PAD_IS_FLUSHING(sink);  // a flush or a stop drops them
+  GST_OBJECT_UNLOCK(sink);
+  if (!flushing && !state_of(element).held.playing())
+    drain_held(GST_EF_CONVERT(element));
+  GST_PAD_STREAM_UNLOCK(sink);
+}
+
+GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateChange transition) {
+  HeldOutputs &held = state_of(element).held;
+  if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    held.left_playing([element] { drain_after_playing(element); });
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING && ret != GST_STATE_CHANGE_FAILURE)
+    held.set_playing(true);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    held.join_drain();  // the pads are inactive: a push or a lock returns
+  return ret;
 }
 
 gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
@@ -851,7 +882,9 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_N_THREADS,
       g_param_spec_uint("n-threads", "Threads",
                         "Threads that convert a frame on the CPU backend, the streaming thread "
-                        "included (0 = one per online CPU); applied when caps are next set",
+                        "included (0 = one per online CPU); the helpers are one set every "
+                        "efconvert of the process shares, as many as the online CPUs; applied "
+                        "when caps are next set",
                         0, 1024, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_READBACK_DEPTH,
@@ -916,6 +949,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 #ifdef EF_HAVE_GSTGL
   element_class->set_context = gst_ef_convert_set_context;
 #endif
+  element_class->change_state = gst_ef_convert_change_state;
 }
 
 static void gst_ef_convert_init(GstEfConvert *self) {

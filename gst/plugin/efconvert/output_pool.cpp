@@ -154,6 +154,10 @@ gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQu
   gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
   keep_one_texture_free(config, own);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  // A consumer that waits on GstGLSyncMeta (one on another context) gets a
+  // fence in every frame: its GPU waits for ours, no CPU does.
+  if (gst_query_find_allocation_meta(query, GST_GL_SYNC_META_API_TYPE, nullptr))
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
   ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context));
   gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
   if (!gst_buffer_pool_set_config(pool, config)) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu_pool.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -9,88 +12,150 @@
 #include <thread>
 
 namespace ef::gst::cpu {
-struct Pool::Sync {
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::condition_variable left;
-  const JobRef *job = nullptr;
-  size_t n = 0;
-  std::atomic<size_t> next{0};
-  size_t helpers = 0;  // how many of the helpers this round wakes
-  size_t inside = 0;
-  uint64_t round = 0;
-  bool open = false;
-  bool stop = false;
+
+namespace {
+
+// The CPUs this process may run on (its affinity mask, as GLib's
+// g_get_num_processors() counts them).
+unsigned online_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return unsigned(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+// The process's helper threads and the rounds open to them.
+class Workers {
+ public:
+  // The process's set, started by the first caller, shared until the last
+  // reference goes.
+  static std::shared_ptr<Workers> get() {
+    static std::mutex lock;
+    static std::weak_ptr<Workers> shared;
+    std::lock_guard guard(lock);
+    std::shared_ptr<Workers> workers = shared.lock();
+    if (!workers) {
+      workers = std::make_shared<Workers>(online_cpus());
+      shared = workers;
+    }
+    return workers;
+  }
+
+  explicit Workers(unsigned cpus) : cpus_(cpus) {
+    // Where the system refuses a thread (limits, memory) there are fewer:
+    // the same bands, the same bytes, run by fewer threads.
+    try {
+      for (unsigned i = 0; i + 1 < cpus; ++i) {
+        threads_.emplace_back([this] { serve(); });
+        pthread_setname_np(threads_.back().native_handle(), "efconvert-cpu");
+      }
+    } catch (const std::system_error &) {
+    }
+  }
+
+  ~Workers() {
+    {
+      std::lock_guard guard(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &t : threads_)
+      t.join();
+  }
+
+  Workers(const Workers &) = delete;
+  Workers &operator=(const Workers &) = delete;
+
+  void run(size_t n, JobRef job, unsigned cap) {
+    const size_t helpers = std::min({threads_.size(), size_t(cap > 1 ? cap - 1 : 0), n - 1});
+    if (helpers == 0) {
+      for (size_t i = 0; i < n; ++i)
+        job(i);
+      return;
+    }
+    Round round(&job, n, helpers);
+    {
+      std::lock_guard guard(mutex_);
+      open_.push_back(&round);
+      ++busy_;
+    }
+    for (size_t i = 0; i < helpers; ++i)
+      wake_.notify_one();
+    work(round);
+    std::unique_lock guard(mutex_);
+    open_.erase(std::find(open_.begin(), open_.end(), &round));
+    --busy_;
+    round.left.wait(guard, [&] { return round.inside == 0; });
+  }
+
+ private:
+  // One caller's frame step: its jobs, claimed by index by the caller and
+  // the helpers that join it. On the caller's stack: it returns only once
+  // no helper is inside.
+  struct Round {
+    Round(const JobRef *j, size_t jobs, size_t most) : job(j), n(jobs), helpers(most) {}
+    const JobRef *job;
+    size_t n;
+    size_t helpers;  // the most that may join
+    std::atomic<size_t> next{0};
+    size_t joined = 0, inside = 0;  // under mutex_
+    std::condition_variable left;
+  };
+
+  static void work(Round &round) {
+    for (size_t i; (i = round.next.fetch_add(1, std::memory_order_relaxed)) < round.n;)
+      (*round.job)(i);
+  }
+
+  // A round with jobs left and room for a helper, oldest first; none while
+  // as many threads as CPUs run bands. Under mutex_.
+  Round *joinable() {
+    if (busy_ >= cpus_)
+      return nullptr;
+    for (Round *r : open_)
+      if (r->joined < r->helpers && r->next.load(std::memory_order_relaxed) < r->n)
+        return r;
+    return nullptr;
+  }
+
+  void serve() {
+    std::unique_lock guard(mutex_);
+    for (;;) {
+      Round *round = nullptr;
+      wake_.wait(guard, [&] { return stop_ || (round = joinable()) != nullptr; });
+      if (stop_)
+        return;
+      ++round->joined;
+      ++round->inside;
+      ++busy_;
+      guard.unlock();
+      work(*round);
+      guard.lock();
+      --busy_;
+      if (--round->inside == 0)
+        round->left.notify_one();
+    }
+  }
+
+  const unsigned cpus_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Round *> open_;  // oldest first
+  unsigned busy_ = 0;          // threads running jobs: callers in run() and helpers
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
 };
 
-Pool::Pool(unsigned threads) : sync_(std::make_unique<Sync>()) {
-  const size_t helpers = threads > 1 ? threads - 1 : 0;
-  helpers_.reserve(helpers);
-  // Where the system refuses a thread (limits, memory), the pool is smaller:
-  // fewer bands, the same bytes.
-  try {
-    for (size_t i = 0; i < helpers; ++i)
-      helpers_.emplace_back([this, i] { serve(i); });
-  } catch (const std::system_error &) {
-  }
-}
+Pool::Pool(unsigned threads) : threads_(std::max(threads, 1u)), workers_(Workers::get()) {}
 
-Pool::~Pool() {
-  {
-    std::lock_guard lock(sync_->mutex);
-    sync_->stop = true;
-  }
-  sync_->wake.notify_all();
-  for (std::thread &t : helpers_)
-    t.join();
-}
+Pool::~Pool() = default;
 
 void Pool::run(size_t n, JobRef job) {
-  Sync &s = *sync_;
-  const size_t helpers = std::min(helpers_.size(), n > 0 ? n - 1 : 0);
-  if (helpers == 0) {
-    for (size_t i = 0; i < n; ++i)
-      job(i);
+  if (n == 0)
     return;
-  }
-  {
-    std::lock_guard lock(s.mutex);
-    s.job = &job;
-    s.n = n;
-    s.next.store(0, std::memory_order_relaxed);
-    s.helpers = helpers;
-    s.open = true;
-    ++s.round;
-  }
-  s.wake.notify_all();
-  work();
-  std::unique_lock lock(s.mutex);
-  s.open = false;
-  s.left.wait(lock, [&] { return s.inside == 0; });
-}
-
-void Pool::work() {
-  Sync &s = *sync_;
-  for (size_t i; (i = s.next.fetch_add(1, std::memory_order_relaxed)) < s.n;)
-    (*s.job)(i);
-}
-
-void Pool::serve(size_t index) {
-  Sync &s = *sync_;
-  uint64_t seen = 0;
-  std::unique_lock lock(s.mutex);
-  for (;;) {
-    s.wake.wait(lock, [&] { return s.stop || (s.open && s.round != seen && index < s.helpers); });
-    if (s.stop)
-      return;
-    seen = s.round;
-    ++s.inside;
-    lock.unlock();
-    work();
-    lock.lock();
-    if (--s.inside == 0)
-      s.left.notify_one();
-  }
+  workers_->run(n, job, threads_);
 }
 
 int band_edge(const Cut &cut, unsigned bands, unsigned k) {

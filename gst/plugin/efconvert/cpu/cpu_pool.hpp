@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What the CPU backend needs to run a frame without allocating once warm:
-// helper threads kept between frames (one pool per backend, so two elements
-// converting at once never wait for each other) and scratch memory reused
-// frame after frame (the calling thread's).
+// helper threads kept between frames (one set for the whole process,
+// shared by every element) and scratch memory reused frame after frame
+// (the calling thread's).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace ef::gst::cpu {
@@ -27,35 +26,42 @@ class JobRef {
   void (*call_)(void *, size_t);
 };
 
-// Helper threads that run the bands of a frame, started when the pool is
-// made (at caps) and kept until it goes: a frame starts no thread and
-// allocates nothing. A std::thread pool rather than a GThreadPool: a
-// GThreadPool push allocates a queue node, and its caller would need a
-// barrier of its own to wait for the frame's jobs; here one round is a
-// shared job counter, the caller claims jobs too, and it waits only for
-// helpers still inside the round, so a helper that wakes late costs nothing.
+class Workers;
+
+// The bands of a frame run on the calling thread and on helper threads
+// that every Pool of the process shares: one set, as many as the online
+// CPUs less one, started with the first Pool and kept until the last goes,
+// so a frame starts no thread and allocates nothing. N elements of one
+// process converting at once then share the cores instead of bringing N
+// pools of them each (16 elements x 16 threads on 16 cores): a helper
+// joins a frame only while fewer threads than CPUs are running bands, so
+// with every core busy each element converts its own bands, no thread is
+// woken for nothing and none is preempted inside a band that another frame
+// waits for. A std::thread pool rather than a GThreadPool: a GThreadPool
+// push allocates a queue node, and its caller would need a barrier of its
+// own to wait for the frame's jobs; here one round is a shared job counter,
+// the caller claims jobs too, and it waits only for helpers still inside
+// the round, so a helper that wakes late costs nothing.
 class Pool {
  public:
-  // `threads` counts the caller: threads - 1 helpers (none for 0 or 1), or
-  // as many as the system lets it start.
+  // `threads` counts the caller: at most threads - 1 helpers work on one
+  // frame of this pool (none for 0 or 1). Frames are cut for `threads`
+  // threads (threads()), however many help.
   explicit Pool(unsigned threads);
   ~Pool();
   Pool(const Pool &) = delete;
   Pool &operator=(const Pool &) = delete;
 
-  unsigned threads() const { return unsigned(helpers_.size()) + 1; }
+  unsigned threads() const { return threads_; }
   // Runs job(0) .. job(n - 1) on the calling thread and the helpers, and
   // returns when all have run. Jobs start in index order, so the longest
-  // should come first. One caller at a time.
+  // should come first. One caller at a time a Pool; any number of Pools at
+  // once.
   void run(size_t n, JobRef job);
 
  private:
-  void work();
-  void serve(size_t index);
-
-  struct Sync;
-  std::unique_ptr<Sync> sync_;
-  std::vector<std::thread> helpers_;
+  unsigned threads_;
+  std::shared_ptr<Workers> workers_;
 };
 
 // Where a frame's rows are cut into bands: of `rows` rows, those in

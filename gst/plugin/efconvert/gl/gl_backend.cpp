@@ -11,6 +11,8 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <functional>
 #include <span>
 #include <cstring>
 #include <deque>
@@ -176,32 +178,19 @@ class GlBackend : public ConvertBackend {
 
   ~GlBackend() override {
     drop_in_flight();
-    // The read-back ring and the timer own GL objects.
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *, gpointer c) {
-          auto *self = static_cast<GlBackend *>(c);
-          self->readback_.reset();
-          self->timer_.reset();
-          self->readback_timer_.reset();
-        },
-        this);
+    // The read-back ring, the timers, the scratch targets and the
+    // converter own GL objects: they die on the GL thread.
     src_cache_.clear();
     dst_cache_.clear();
     uploader_.reset();
-    if (scratch_[0]) {
-      gst_gl_context_thread_add(
-          context_,
-          [](GstGLContext *ctx, gpointer self) {
-            auto *b = static_cast<GlBackend *>(self);
-            ctx->gl_vtable->DeleteTextures(GLsizei(b->scratch_count_), b->scratch_.data());
-          },
-          this);
-    }
-    // The converter's GL objects die on the GL thread too.
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *, gpointer c) { static_cast<GlBackend *>(c)->converter_.reset(); }, this);
+    on_gl_thread([this](GstGLContext *ctx) {
+      readback_.reset();
+      timer_.reset();
+      readback_timer_.reset();
+      if (scratch_[0])
+        ctx->gl_vtable->DeleteTextures(GLsizei(scratch_count_), scratch_.data());
+      converter_.reset();
+    });
     gst_object_unref(context_);
   }
 
@@ -247,11 +236,21 @@ class GlBackend : public ConvertBackend {
     }
     if (const GpuTimer *timer = readback_timer_.get())
       s.readback_gpu_ns = timer->total_ns();
+    s.gl_handovers = handovers_.load();
+    s.gl_thread_ns = gl_thread_ns_.load();
+    s.gl_wait_ns = gl_wait_ns_.load();
+    s.gpu_wait_ns = gpu_wait_ns_.load();
     return s;
   }
 
   size_t in_flight() const override { return flight_.size(); }
 
+  // Completes the oldest frame in flight on the streaming thread: where
+  // fences may be waited for on any thread this thread waits (the GL
+  // thread, which other elements share, never does) and copies out of a
+  // pack buffer mapped for good; a frame read into the output itself, or
+  // rendered in place, needs nothing more. Otherwise one hand-over waits
+  // and copies on the GL thread.
   Result<GstBuffer *> complete_oldest() override {
     if (flight_.empty())
       return Error{EINVAL, "no frame in flight"};
@@ -261,46 +260,28 @@ class GlBackend : public ConvertBackend {
     InFlight frame = std::move(flight_.front());
     flight_.pop_front();
     GstBuffer *out = frame.out;
-    if (readback_->oldest_complete()) {
-      // Read back into the output itself, and finished: nothing to wait for
-      // or copy, no hand-over to the GL thread (the streaming thread is the
-      // ring's only other user, and only between hand-overs).
-      readback_->pop_complete();
+    ReadbackRing &ring = *readback_;
+    const bool reads_back = ring.oldest_bytes() > 0;
+    if (!ring.oldest_finished() && ring.fences_any_thread()) {
+      const uint64_t start = now_ns();
+      auto waited = ring.wait_oldest();
+      gpu_wait_ns_ += now_ns() - start;
+      if (!waited) {
+        ring.pop_complete();
+        return waited.error();
+      }
+    }
+    Result<void> done;
+    if (ring.oldest_finished() && ring.oldest_in_output())
+      ring.pop_complete();
+    else
+      done = copy_out(ring, out);
+    if (!done)
+      return done.error();
+    if (reads_back) {
       readbacks_++;
       bytes_read_ += gst_buffer_get_size(out);
-      return out;
     }
-    GstMapInfo map;
-    if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
-      struct Drop {
-        ReadbackRing *ring;
-      } drop{readback_.get()};
-      gst_gl_context_thread_add(
-          context_,
-          [](GstGLContext *, gpointer d) {
-            (void)static_cast<Drop *>(d)->ring->finish_oldest(nullptr, 0);
-          },
-          &drop);
-      return Error{EIO, "cannot map the output buffer"};
-    }
-    struct Finish {
-      ReadbackRing *ring;
-      GstMapInfo *map;
-      Result<void> result;
-    } job{readback_.get(), &map, {}};
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *, gpointer d) {
-          auto *j = static_cast<Finish *>(d);
-          j->result = j->ring->finish_oldest(j->map->data, j->map->size);
-        },
-        &job);
-    const gsize size = map.size;
-    gst_buffer_unmap(out, &map);
-    if (!job.result)
-      return job.result.error();
-    readbacks_++;
-    bytes_read_ += size;
     return out;
   }
 
@@ -308,22 +289,16 @@ class GlBackend : public ConvertBackend {
     if (flight_.empty())
       return;
     // drop() waits for the GPU before the inputs are let go.
-    gst_gl_context_thread_add(
-        context_, [](GstGLContext *, gpointer r) { static_cast<ReadbackRing *>(r)->drop(); },
-        readback_.get());
+    on_gl_thread([this](GstGLContext *) { readback_->drop(); });
     flight_.clear();
   }
 
   void sync_stats() override {
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *, gpointer b) {
-          auto *self = static_cast<GlBackend *>(b);
-          for (GpuTimer *timer : {self->timer_.get(), self->readback_timer_.get()})
-            if (timer)
-              timer->collect(true);
-        },
-        this);
+    on_gl_thread([this](GstGLContext *) {
+      for (GpuTimer *timer : {timer_.get(), readback_timer_.get()})
+        if (timer)
+          timer->collect(true);
+    });
   }
 
   // The whole frame on the GL thread, in one hand-over: mapping GL memory
@@ -332,32 +307,81 @@ class GlBackend : public ConvertBackend {
   // 10 us), and a frame makes several; on the GL thread they run at once.
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                        const ConvertParams &params) override {
-    struct Job {
-      GlBackend *self;
-      GstBuffer *in;
-      const FrameLayout *layout;
-      GstBuffer *out;
-      const ConvertParams *params;
-      Result<void> result;
-    } job{this, in, &layout, out, &params, {}};
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *, gpointer d) {
-          auto *j = static_cast<Job *>(d);
-          j->result = j->self->convert_on_gl_thread(j->in, *j->layout, j->out, *j->params);
-        },
-        &job);
-    return job.result;
+    Result<void> result;
+    bool fenced = false;
+    on_gl_thread([&](GstGLContext *ctx) {
+      const size_t before = readback_ ? readback_->in_flight() : 0;
+      result = convert_on_gl_thread(ctx, in, layout, out, params);
+      fenced = readback_ && readback_->in_flight() > before;
+    });
+    if (result && fenced)
+      flight_.push_back({out, BufferPtr(gst_buffer_ref(in))});
+    return result;
   }
 
  private:
-  Result<void> convert_on_gl_thread(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
-                                    const ConvertParams &params) {
+  static uint64_t now_ns() {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count());
+  }
+
+  // Every hand-over to the GL thread: counted, and its time there summed
+  // (gl-handovers, gl-thread-ns). The GL thread is shared by every element
+  // of the context: its time is what N streams on one context add up.
+  template <typename F>
+  void on_gl_thread(F &&f) {
+    struct Job {
+      GlBackend *self;
+      F *f;
+    } job{this, &f};
+    handovers_++;
+    gst_gl_context_thread_add(
+        context_,
+        [](GstGLContext *ctx, gpointer data) {
+          auto *j = static_cast<Job *>(data);
+          const uint64_t start = now_ns();
+          (*j->f)(ctx);
+          j->self->gl_thread_ns_ += now_ns() - start;
+        },
+        &job);
+  }
+
+  // A frame's bytes into `out` where the fence alone did not complete it:
+  // copied out of a pack buffer mapped for good on this thread once its
+  // fence signalled, else waited for and copied on the GL thread.
+  Result<void> copy_out(ReadbackRing &ring, GstBuffer *out) {
+    GstMapInfo map;
+    if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
+      if (ring.oldest_finished())
+        ring.pop_complete();
+      else
+        on_gl_thread([&](GstGLContext *) { (void)ring.finish_oldest(nullptr, 0); });
+      return Error{EIO, "cannot map the output buffer"};
+    }
+    Result<void> result;
+    if (ring.oldest_finished() && ring.oldest_copies_without_gl()) {
+      result = ring.copy_oldest(map.data, map.size);
+    } else {
+      on_gl_thread([&](GstGLContext *) {
+        const uint64_t start = now_ns();
+        result = ring.finish_oldest(map.data, map.size);
+        gl_wait_ns_ += now_ns() - start;
+      });
+    }
+    gst_buffer_unmap(out, &map);
+    return result;
+  }
+
+  Result<void> convert_on_gl_thread(GstGLContext *ctx, GstBuffer *in, const FrameLayout &layout,
+                                    GstBuffer *out, const ConvertParams &params) {
     SourceTextures src;
     if (auto got = source_textures(in, layout, src); !got)
       return got;
+    if (!readback_)
+      readback_ = std::make_unique<ReadbackRing>(ctx);
     if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
-      return render_texture(src, out, params);
+      return render_texture(ctx, src, out, params);
     ByteTarget target;
     auto bytes = byte_layout(out, out_, target);
     if (!bytes)
@@ -368,16 +392,21 @@ class GlBackend : public ConvertBackend {
                 .import(element_, out, *bytes, [&] { return import_planes(out, *bytes, target); })
                 .import;
     if (!dst)
-      return render_and_read_back(in, src, out, target, params);
+      return render_and_read_back(ctx, src, out, target, params);
     for (size_t p = 0; p < dst->size(); ++p)
       target.plane_textures[p] = (*dst)[p].textures()[0];
     target.imported = true;
-    return render_into(src, target, params);
+    return render_into(ctx, src, target, params);
   }
 
   Result<void> source_textures(GstBuffer *in, const FrameLayout &layout, SourceTextures &tex) {
-    if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0)))
+    if (gst_is_gl_memory(gst_buffer_peek_memory(in, 0))) {
+      // A producer on another context fenced its frame: the GPU waits for
+      // it, the CPU does not (on this thread the call runs at once).
+      if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(in))
+        gst_gl_sync_meta_wait(sync, context_);
       return map_gl_textures(in, tex);
+    }
     tex.import = src_importer_
                      .import(element_, in, layout,
                              [&] {
@@ -465,18 +494,6 @@ class GlBackend : public ConvertBackend {
     return false;
   }
 
-  struct RenderJob {
-    GlBackend *self;
-    const SourceTextures *src;
-    const ByteTarget *target;
-    const ConvertParams *params;
-    size_t read_bytes;  // non-zero: read the result back (pipelined), this many bytes
-    std::span<const ReadbackRing::Region> regions;  // with read_bytes
-    Result<void> result;
-    unsigned into = 0;  // with read_bytes: the output's own pack buffer, read at into_base
-    size_t into_base = 0;
-  };
-
   // The timers' brackets hold the pass, and the read-back's copy into its
   // pack buffer, alone: GPU time, no CPU time between the commands. Apart:
   // the copy to system memory crosses the bus, which the pass does not.
@@ -486,40 +503,31 @@ class GlBackend : public ConvertBackend {
     return *which;
   }
 
-  static void render_on_gl_thread(GstGLContext *ctx, gpointer data) {
-    auto *job = static_cast<RenderJob *>(data);
-    GlBackend *self = job->self;
-    const ByteTarget &target = *job->target;
-    GpuTimer &timer = self->timer(ctx, self->timer_);
-    timer.begin();
-    job->result = self->converter_->render_bytes(job->src->ids, target, *job->params);
-    timer.end();
-    timer.collect(false);
-    if (job->result && job->read_bytes) {
-      if (!self->readback_)
-        self->readback_ = std::make_unique<ReadbackRing>(ctx);
-      GpuTimer &copy = self->timer(ctx, self->readback_timer_);
-      copy.begin();
-      job->result = job->into ? self->readback_->start_into(job->into, job->into_base, job->regions,
-                                                            job->read_bytes)
-                              : self->readback_->start(job->regions, job->read_bytes);
-      copy.end();
-      copy.collect(false);
-      // While here: outputs read back earlier that are done need no hand-over
-      // to this thread to complete.
-      self->readback_->poll();
-    }
-    if (job->result && !job->read_bytes) {
-      // The output goes downstream, maybe to the CPU, as soon as we return.
-      ctx->gl_vtable->Finish();
-    }
+  Result<void> timed_pass(GstGLContext *ctx, const std::function<Result<void>()> &pass) {
+    GpuTimer &t = timer(ctx, timer_);
+    t.begin();
+    Result<void> result = pass();
+    t.end();
+    t.collect(false);
+    return result;
   }
 
-  Result<void> render_into(const SourceTextures &src, const ByteTarget &target,
+  // Into the output's own memory. Where fences may be waited for on any
+  // thread the frame is in flight behind a fence, completed by the thread
+  // that pushes it; else the GL thread finishes it here, since the output
+  // goes downstream, maybe to the CPU, as soon as the chain returns.
+  Result<void> render_into(GstGLContext *ctx, const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
-    RenderJob job{this, &src, &target, &params, 0, {}, {}};
-    gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
-    return job.result;
+    auto result =
+        timed_pass(ctx, [&] { return converter_->render_bytes(src.ids, target, params); });
+    if (!result)
+      return result;
+    if (readback_->fences_any_thread())
+      return readback_->start_in_place();
+    const uint64_t start = now_ns();
+    ctx->gl_vtable->Finish();
+    gl_wait_ns_ += now_ns() - start;
+    return result;
   }
 
   // Rendered apart, then read back without waiting: `out` stays in flight
@@ -527,13 +535,13 @@ class GlBackend : public ConvertBackend {
   // are rendered in one pass into scratch textures of their own (the source
   // sampled once for all of them) and read back each to its offset; else
   // the frame is one scratch texture of all its rows, padding included.
-  Result<void> render_and_read_back(GstBuffer *in, const SourceTextures &src, GstBuffer *out,
+  Result<void> render_and_read_back(GstGLContext *ctx, const SourceTextures &src, GstBuffer *out,
                                     const ByteTarget &target, const ConvertParams &params) {
     declines_++;
     const guint n_planes = GST_VIDEO_INFO_N_PLANES(&out_);
     const bool apart = n_planes > 1 && target.texel_bytes == 4;
     const guint rows = apart ? guint(GST_VIDEO_INFO_HEIGHT(&out_)) : target.rows;
-    if (!ensure_scratch(target, apart ? n_planes : 1, rows))
+    if (!ensure_scratch(ctx, target, apart ? n_planes : 1, rows))
       return Error{EIO, "cannot make the scratch render target"};
     const size_t bytes = size_t(target.stride) * target.rows;
     if (gst_buffer_get_size(out) < bytes)
@@ -550,81 +558,73 @@ class GlBackend : public ConvertBackend {
                     apart ? target.offset[p] : 0,
                     size_t(target.stride) * rows};
     }
-    RenderJob job{this, &src, &scratch, &params, bytes, {regions.data(), n_regions}, {}};
-    if (gst_buffer_n_memory(out) == 1)
-      job.into = gl_pack_memory_buffer(gst_buffer_peek_memory(out, 0), context_, &job.into_base);
-    gst_gl_context_thread_add(context_, render_on_gl_thread, &job);
-    if (job.result)
-      flight_.push_back({out, BufferPtr(gst_buffer_ref(in))});
-    return job.result;
+    auto result =
+        timed_pass(ctx, [&] { return converter_->render_bytes(src.ids, scratch, params); });
+    if (!result)
+      return result;
+    gsize into_base = 0;
+    const unsigned into =
+        gst_buffer_n_memory(out) == 1
+            ? gl_pack_memory_buffer(gst_buffer_peek_memory(out, 0), context_, &into_base)
+            : 0;
+    const std::span<const ReadbackRing::Region> read{regions.data(), n_regions};
+    GpuTimer &copy = timer(ctx, readback_timer_);
+    copy.begin();
+    result =
+        into ? readback_->start_into(into, into_base, read, bytes) : readback_->start(read, bytes);
+    copy.end();
+    copy.collect(false);
+    // While here: frames done earlier need no wait to complete.
+    readback_->poll();
+    return result;
   }
 
   // GL memory out (RGBA family): pixels into the pooled texture, which stays
-  // on the GPU for the GL elements downstream.
-  Result<void> render_texture(const SourceTextures &src, GstBuffer *out,
+  // on the GPU for the GL elements downstream. A consumer on another
+  // context that asked for GstGLSyncMeta finds a fence in it (its GPU
+  // waits, no CPU does); on this context the command stream orders it.
+  Result<void> render_texture(GstGLContext *ctx, const SourceTextures &src, GstBuffer *out,
                               const ConvertParams &params) {
     GstMemory *mem = gst_buffer_peek_memory(out, 0);
     GstMapInfo map;
     if (!gst_memory_map(mem, &map, GstMapFlags(GST_MAP_WRITE | GST_MAP_GL)))
       return Error{EIO, "cannot map the output texture for GL"};
-    struct Job {
-      GlBackend *self;
-      const SourceTextures *src;
-      guint texture;
-      const ConvertParams *params;
-      Result<void> result;
-    } job{this, &src, *reinterpret_cast<guint *>(map.data), &params, {}};
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *ctx, gpointer data) {
-          auto *j = static_cast<Job *>(data);
-          GpuTimer &timer = j->self->timer(ctx, j->self->timer_);
-          timer.begin();
-          j->result = j->self->converter_->render_pixels(j->src->ids, j->texture, *j->params);
-          timer.end();
-          timer.collect(false);
-        },
-        &job);
+    const guint texture = *reinterpret_cast<guint *>(map.data);
+    auto result =
+        timed_pass(ctx, [&] { return converter_->render_pixels(src.ids, texture, params); });
     gst_memory_unmap(mem, &map);
-    return job.result;
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(out); sync && result)
+      gst_gl_sync_meta_set_sync_point(sync, context_);
+    // Submitted now: the GPU starts on it while the GL thread serves other
+    // elements (and llvmpipe, whose unsubmitted frame holds this element's
+    // timer queries, would wait for all of it when one is reused).
+    ctx->gl_vtable->Flush();
+    return result;
   }
 
   // `count` textures of width() x `rows` texels. The texel format follows
-  // from the stride, so stride, rows and count key them.
-  bool ensure_scratch(const ByteTarget &target, guint count, guint rows) {
-    if (scratch_[0] && scratch_stride_ == target.stride && scratch_rows_ == rows &&
+  // from the stride, so stride, rows and count key them. GL thread.
+  bool ensure_scratch(GstGLContext *ctx, const ByteTarget &t, guint count, guint rows) {
+    if (scratch_[0] && scratch_stride_ == t.stride && scratch_rows_ == rows &&
         scratch_count_ == count)
       return true;
-    struct Make {
-      GlBackend *self;
-      const ByteTarget *target;
-      guint count, rows;
-    } make{this, &target, count, rows};
-    gst_gl_context_thread_add(
-        context_,
-        [](GstGLContext *ctx, gpointer data) {
-          auto *m = static_cast<Make *>(data);
-          const ByteTarget &t = *m->target;
-          const GstGLFuncs *gl = ctx->gl_vtable;
-          auto &tex = m->self->scratch_;
-          if (tex[0])
-            gl->DeleteTextures(GLsizei(m->self->scratch_count_), tex.data());
-          tex = {};
-          gl->GenTextures(GLsizei(m->count), tex.data());
-          // Zeroed: the pass writes visible bytes only, and the padding is
-          // read back too.
-          std::vector<guint8> zeros(size_t(t.stride) * m->rows, 0);
-          gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-          for (guint i = 0; i < m->count; ++i) {
-            gl->BindTexture(GL_TEXTURE_2D, tex[i]);
-            allocate_texture_2d(ctx, t.gl_internal_format(), t.gl_format(), gint(t.width()),
-                                gint(m->rows), zeros.data());
-          }
-          gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
-          gl->BindTexture(GL_TEXTURE_2D, 0);
-        },
-        &make);
-    scratch_stride_ = target.stride;
+    const GstGLFuncs *gl = ctx->gl_vtable;
+    if (scratch_[0])
+      gl->DeleteTextures(GLsizei(scratch_count_), scratch_.data());
+    scratch_ = {};
+    gl->GenTextures(GLsizei(count), scratch_.data());
+    // Zeroed: the pass writes visible bytes only, and the padding is read
+    // back too.
+    std::vector<guint8> zeros(size_t(t.stride) * rows, 0);
+    gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    for (guint i = 0; i < count; ++i) {
+      gl->BindTexture(GL_TEXTURE_2D, scratch_[i]);
+      allocate_texture_2d(ctx, t.gl_internal_format(), t.gl_format(), gint(t.width()), gint(rows),
+                          zeros.data());
+    }
+    gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    gl->BindTexture(GL_TEXTURE_2D, 0);
+    scratch_stride_ = t.stride;
     scratch_rows_ = rows;
     scratch_count_ = count;
     return scratch_[0] != 0;
@@ -654,6 +654,9 @@ class GlBackend : public ConvertBackend {
   };
   std::deque<InFlight> flight_;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
+  // Hand-overs to the GL thread, time spent there, of it waiting for the
+  // GPU, and the streaming thread's waits for the GPU.
+  std::atomic<uint64_t> handovers_{0}, gl_thread_ns_{0}, gl_wait_ns_{0}, gpu_wait_ns_{0};
   bool misfit_logged_ = false;  // streaming thread
 };
 

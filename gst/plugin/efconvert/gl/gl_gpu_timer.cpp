@@ -3,6 +3,8 @@
 
 #include <gst/gl/gstglfuncs.h>
 
+#include <cstring>
+
 #ifndef GL_TIME_ELAPSED
 #define GL_TIME_ELAPSED 0x88BF
 #endif
@@ -27,7 +29,8 @@ bool has_timer_queries(GstGLContext *context) {
 }
 
 GpuTimer::GpuTimer(GstGLContext *context) : context_(context) {
-  supported_ = has_timer_queries(context);
+  const char *off = g_getenv("EF_GL_GPU_TIMER");
+  supported_ = has_timer_queries(context) && !(off && std::strcmp(off, "off") == 0);
   gles_ = (gst_gl_context_get_gl_api(context) & GST_GL_API_GLES2) != 0;
   if (!supported_)
     return;
@@ -51,9 +54,12 @@ void GpuTimer::begin() {
   if (current != 0)
     return;
   Slot &slot = ring_[next_];
+  // kRing brackets old and still not done: the GPU is that far behind (a
+  // context many elements share). This frame goes untimed rather than the
+  // GL thread, and every element behind it, waiting for the result.
+  if (slot.pending && !collect_slot(slot, false))
+    return;
   next_ = (next_ + 1) % kRing;
-  if (slot.pending)
-    collect_slot(slot, true);  // kRing brackets old: long done
   gl->BeginQuery(GL_TIME_ELAPSED, slot.id);
   slot.begun_us = g_get_monotonic_time();
   open_ = &slot;

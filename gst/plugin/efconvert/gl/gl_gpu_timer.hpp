@@ -38,7 +38,7 @@ class GpuTimer {
   uint64_t timed() const { return timed_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr size_t kRing = 8;  // brackets in flight before begin() waits
+  static constexpr size_t kRing = 8;  // brackets in flight; begin() skips beyond, never waits
   struct Slot {
     unsigned id = 0;
     bool pending = false;

@@ -15,7 +15,7 @@ namespace {
 
 // A frame that the GPU has not finished after this long is a hung GPU: the
 // element says so instead of waiting for ever.
-constexpr GLuint64 kWaitNs = 5'000'000'000;
+constexpr uint64_t kWaitNs = 5'000'000'000;
 
 }  // namespace
 
@@ -80,6 +80,12 @@ Result<void> ReadbackRing::start_into(unsigned buffer, size_t base, std::span<co
   return read(buffer, base, regions, frame);
 }
 
+Result<void> ReadbackRing::start_in_place() {
+  InFlight frame;
+  frame.into_output = true;
+  return fence(frame);
+}
+
 // Checks the context and the regions, and keeps them in `frame`.
 Result<void> ReadbackRing::prepare(std::span<const Region> regions, size_t bytes,
                                    InFlight &frame) const {
@@ -120,97 +126,119 @@ Result<void> ReadbackRing::read(unsigned buffer, size_t base, std::span<const Re
   // Not left attached: the texture may be deleted by its owner.
   gl->FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
   gl->BindFramebuffer(GL_FRAMEBUFFER, GLuint(framebuffer));
-  GLsync fence = gl->FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  // Submitted now, so the GPU works on it while the CPU does the rest.
-  gl->Flush();
-  if (!fence) {
-    if (!frame.into_output)
+  return fence(frame);
+}
+
+Result<void> ReadbackRing::fence(InFlight &frame) {
+  frame.fence = fences_.insert();
+  if (!frame.fence) {
+    if (frame.pack.buffer && !frame.into_output)
       free_.push_back(frame.pack);
-    return Error{EIO, "glFenceSync failed"};
+    return Error{EIO, "cannot fence the frame (glFenceSync / eglCreateSyncKHR failed)"};
   }
-  frame.fence = fence;
   flight_.push_back(frame);
   return {};
 }
 
-Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
-  if (flight_.empty())
-    return Error{EINVAL, "no read-back in flight"};
-  const GstGLFuncs *gl = context_->gl_vtable;
-  InFlight frame = flight_.front();
-  flight_.pop_front();
-  const GLenum waited =
-      frame.finished ? GLenum(GL_ALREADY_SIGNALED)
-                     : gl->ClientWaitSync(GLsync(frame.fence), GL_SYNC_FLUSH_COMMANDS_BIT, kWaitNs);
-  if (!frame.finished)
-    gl->DeleteSync(GLsync(frame.fence));
-  Result<void> result;
-  if (waited == GL_TIMEOUT_EXPIRED || waited == GL_WAIT_FAILED) {
-    result = Error{EIO, waited == GL_TIMEOUT_EXPIRED
-                            ? "the GPU did not finish a frame's read-back within 5 s"
-                            : "glClientWaitSync failed"};
-  } else if (size < frame.bytes) {
-    result = Error{EINVAL, "output of " + std::to_string(size) + " bytes, read-back of " +
-                               std::to_string(frame.bytes)};
-  } else {
-    auto copy = [&](const void *bytes) {
-      for (size_t i = 0; i < frame.n_regions; ++i) {
-        const Region &r = frame.regions[i];
-        std::memcpy(dst + r.offset, static_cast<const uint8_t *>(bytes) + r.offset, r.length);
-      }
-    };
-    if (frame.into_output) {
-      // Already where it goes (coherent: visible once the fence signalled).
-    } else if (frame.pack.mapped) {
-      // Coherent: the GPU's writes are visible once the fence signalled.
-      copy(frame.pack.mapped);
-    } else {
-      gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
-      const void *bytes =
-          gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
-      if (bytes) {
-        copy(bytes);
-        gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
-      } else {
-        result = Error{EIO, "cannot map the read-back buffer"};
-      }
-      gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    }
-  }
-  if (!frame.into_output)
-    free_.push_back(frame.pack);
-  return result;
-}
-
 void ReadbackRing::poll() {
-  const GstGLFuncs *gl = context_->gl_vtable;
   for (InFlight &frame : flight_) {
     if (frame.finished)
       continue;
-    const GLenum status = gl->ClientWaitSync(GLsync(frame.fence), 0, 0);
-    if (status != GL_ALREADY_SIGNALED && status != GL_CONDITION_SATISFIED)
+    if (fences_.wait(frame.fence, 0) != GlFences::Status::Signalled)
       break;  // later ones were submitted later
-    gl->DeleteSync(GLsync(frame.fence));
+    fences_.release(frame.fence);
+    frame.fence = nullptr;
     frame.finished = true;
   }
 }
 
-bool ReadbackRing::oldest_complete() const {
-  return !flight_.empty() && flight_.front().into_output && flight_.front().finished;
+Result<void> ReadbackRing::settle_oldest(uint64_t timeout_ns) {
+  if (flight_.empty())
+    return Error{EINVAL, "no frame in flight"};
+  InFlight &frame = flight_.front();
+  if (frame.finished)
+    return {};
+  const GlFences::Status status = fences_.wait(frame.fence, timeout_ns);
+  if (status != GlFences::Status::Signalled)
+    return Error{EIO, status == GlFences::Status::Pending
+                          ? "the GPU did not finish a frame within 5 s"
+                          : "waiting for a frame's fence failed"};
+  fences_.release(frame.fence);
+  frame.fence = nullptr;
+  frame.finished = true;
+  return {};
 }
 
-void ReadbackRing::pop_complete() {
+Result<void> ReadbackRing::wait_oldest() {
+  return settle_oldest(kWaitNs);
+}
+
+void ReadbackRing::copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const {
+  for (size_t i = 0; i < frame.n_regions; ++i) {
+    const Region &r = frame.regions[i];
+    std::memcpy(dst + r.offset, static_cast<const uint8_t *>(from) + r.offset, r.length);
+  }
+}
+
+void ReadbackRing::retire_oldest() {
+  InFlight &frame = flight_.front();
+  // A frame that failed its wait (a hung GPU) still has its fence; any
+  // thread may release it where any thread may wait for it, and only
+  // there is an unfinished frame retired off the GL thread.
+  fences_.release(frame.fence);
+  frame.fence = nullptr;
+  if (!frame.into_output)
+    free_.push_back(frame.pack);
   flight_.pop_front();
 }
 
-void ReadbackRing::drop() {
+void ReadbackRing::pop_complete() {
+  retire_oldest();
+}
+
+Result<void> ReadbackRing::copy_oldest(uint8_t *dst, size_t size) {
+  const InFlight &frame = flight_.front();
+  Result<void> result;
+  if (size < frame.bytes)
+    result = Error{EINVAL, "output of " + std::to_string(size) + " bytes, read-back of " +
+                               std::to_string(frame.bytes)};
+  else if (!frame.into_output)
+    copy_regions(frame, frame.pack.mapped, dst);  // coherent: visible once signalled
+  retire_oldest();
+  return result;
+}
+
+Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
+  if (auto settled = settle_oldest(kWaitNs); !settled) {
+    if (!flight_.empty())
+      retire_oldest();
+    return settled;
+  }
+  const InFlight &frame = flight_.front();
+  if (frame.into_output || frame.pack.mapped || size < frame.bytes)
+    return copy_oldest(dst, size);
   const GstGLFuncs *gl = context_->gl_vtable;
+  Result<void> result;
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
+  const void *bytes =
+      gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
+  if (bytes) {
+    copy_regions(frame, bytes, dst);
+    gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
+  } else {
+    result = Error{EIO, "cannot map the read-back buffer"};
+  }
+  gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  retire_oldest();
+  return result;
+}
+
+void ReadbackRing::drop() {
   // Done with what the frames read, so that their inputs may be let go.
   if (!flight_.empty())
-    gl->Finish();
+    context_->gl_vtable->Finish();
   for (InFlight &frame : flight_) {
-    if (!frame.finished)
-      gl->DeleteSync(GLsync(frame.fence));
+    fences_.release(frame.fence);
     if (!frame.into_output)
       free_.push_back(frame.pack);
   }

@@ -1,28 +1,35 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Pipelined read-back of rendered frames into plain memory: each frame's
-// glReadPixels goes into a pixel-pack buffer of its own, behind a fence, so
-// the streaming thread does not wait for the GPU when it renders a frame; the
-// bytes are copied into the frame's output buffer when that frame is
-// completed, by which time the GPU has long finished it.
+// Frames the GPU has not finished yet, oldest first: read-backs of rendered
+// frames into plain memory (each frame's glReadPixels into a pixel-pack
+// buffer of its own, or into the output's own pack memory, behind a fence)
+// and frames rendered in place into the output's memory (a fence alone).
+// The streaming thread does not wait for the GPU when it renders a frame;
+// it waits when the frame is completed, frames later, by which time the GPU
+// has long finished it. Where fences may be waited for on any thread
+// (gl_fence.hpp), completing a frame needs no GL thread: the thread that
+// needs the frame waits, and copies out of a pack buffer mapped for good.
 #pragma once
 
 #include <gst/gl/gl.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <deque>
 #include <span>
 #include <vector>
 
 #include "ef/result.hpp"
+#include "gl_fence.hpp"
 
 namespace ef::gst {
 
 class ReadbackRing {
  public:
-  // All calls on the GL thread of the context.
-  explicit ReadbackRing(GstGLContext *context) : context_(context) {}
+  // Made, started and dropped on the GL thread of the context; the calls
+  // marked "any thread" need no GL and are made by the one thread that
+  // hands this ring's work to the GL thread, between hand-overs.
+  explicit ReadbackRing(GstGLContext *context) : context_(context), fences_(context) {}
   ~ReadbackRing();  // deletes its buffers and fences: on the GL thread
   ReadbackRing(const ReadbackRing &) = delete;
   ReadbackRing &operator=(const ReadbackRing &) = delete;
@@ -40,23 +47,39 @@ class ReadbackRing {
   Result<void> start(std::span<const Region> regions, size_t bytes);
   // The same into `buffer`, a pack buffer of the caller's that is the
   // output's own memory (gl_pack_memory.hpp), from byte `base` of it: the
-  // frame is there once the GPU is, finish_oldest() only waits for it.
+  // frame is there once the GPU is, completing it only waits for it.
   Result<void> start_into(unsigned buffer, size_t base, std::span<const Region> regions,
                           size_t bytes);
-  // Waits for the oldest read-back and copies its regions' bytes into the
-  // same ranges of `dst` (at least the size given to start()); other bytes
-  // of `dst` keep what they held.
-  Result<void> finish_oldest(uint8_t *dst, size_t size);
-  // Asks, without waiting, which read-backs the GPU has finished; those of
-  // start_into() are then complete (oldest_complete()), with no GL call.
+  // A frame rendered into the output's own memory: a fence alone.
+  Result<void> start_in_place();
+  // Asks, without waiting, which frames the GPU has finished. GL thread, or
+  // any thread with fences_any_thread().
   void poll();
-  // The oldest read-back went into the output and the GPU has finished it
-  // (poll()): pop_complete() forgets it, from any thread the GL thread
-  // hands over to (its caller), with no GL call.
-  bool oldest_complete() const;
+  bool fences_any_thread() const { return fences_.any_thread(); }
+
+  // The oldest frame, in flight: the bytes it reads back (0 for one
+  // rendered in place), whether its fence was seen signalled, and whether
+  // completing it copies nothing (in place, or read into the output).
+  size_t oldest_bytes() const { return flight_.front().bytes; }
+  bool oldest_finished() const { return flight_.front().finished; }
+  bool oldest_in_output() const { return flight_.front().into_output; }
+  // Waits for the oldest frame's fence. Any thread with
+  // fences_any_thread().
+  Result<void> wait_oldest();
+  // The oldest frame, finished and in the output already: forgotten. Any
+  // thread.
   void pop_complete();
-  // Forgets every read-back in flight (a flush), once the GPU has finished
-  // them; the buffers are reused.
+  // The oldest frame, finished, read into a pack buffer mapped for good:
+  // its regions' bytes copied into the same ranges of `dst` (at least
+  // oldest_bytes()), no GL call. Any thread.
+  bool oldest_copies_without_gl() const { return flight_.front().pack.mapped != nullptr; }
+  Result<void> copy_oldest(uint8_t *dst, size_t size);
+  // Waits for the oldest frame and copies its regions' bytes into `dst` as
+  // copy_oldest() does, mapping its pack buffer where it is not mapped for
+  // good. GL thread.
+  Result<void> finish_oldest(uint8_t *dst, size_t size);
+  // Forgets every frame in flight (a flush), once the GPU has finished
+  // them; the buffers are reused. GL thread.
   void drop();
   size_t in_flight() const { return flight_.size(); }
 
@@ -72,21 +95,29 @@ class ReadbackRing {
   };
   struct InFlight {
     Pack pack;
-    void *fence = nullptr;  // a GLsync
+    GlFences::Fence fence = nullptr;
     size_t bytes = 0;
     // Each region's offset and length: a fixed array, so a frame in
     // flight allocates nothing.
     std::array<Region, GST_VIDEO_MAX_PLANES> regions{};
     size_t n_regions = 0;
-    bool into_output = false;  // start_into: nothing to copy
-    bool finished = false;     // poll() saw the fence signalled (and deleted it)
+    bool into_output = false;  // start_into, start_in_place: nothing to copy
+    bool finished = false;     // its fence was seen signalled (and released)
   };
   Result<void> prepare(std::span<const Region> regions, size_t bytes, InFlight &frame) const;
   Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, InFlight &frame);
+  Result<void> fence(InFlight &frame);
+  // The oldest frame's fence with `timeout_ns`: finished, or why not.
+  Result<void> settle_oldest(uint64_t timeout_ns);
+  void copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const;
+  // The oldest frame goes, its fence released if it still has one; its
+  // pack buffer, if its own, back to free_.
+  void retire_oldest();
   Pack take_pack(size_t bytes);
   void delete_pack(Pack &pack);
 
   GstGLContext *context_;
+  GlFences fences_;
   unsigned fbo_ = 0;
   std::vector<Pack> free_;
   std::deque<InFlight> flight_;
