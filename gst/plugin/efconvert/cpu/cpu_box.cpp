@@ -305,22 +305,27 @@ void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, 
 
 namespace ef::gst::cpu {
 
-void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
-                    int dst_stride, int dw, int dh, int oy0, int oy1) {
+namespace {
+
+// Sums of a box's column in `Sum`: 32 bits hold any column of bytes up to
+// the size limit, 16-bit samples take 64.
+template <typename Sample, typename Sum>
+void box_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst, int dst_stride,
+              int dw, int dh, int oy0, int oy1) {
   // One row of column sums per output row; kept per thread, so a steady
   // stream allocates nothing after its first frame.
-  thread_local std::vector<uint32_t> columns;
+  thread_local std::vector<Sum> columns;
   columns.resize(size_t(sw));
   for (int oy = oy0; oy < oy1; ++oy) {
     const int y0 = int(int64_t(oy) * sh / dh);
     const int y1 = std::max(y0 + 1, int(int64_t(oy + 1) * sh / dh));
-    std::fill(columns.begin(), columns.end(), 0u);
+    std::fill(columns.begin(), columns.end(), Sum(0));
     for (int y = y0; y < y1; ++y) {
-      const uint8_t *row = src + ptrdiff_t(y) * src_stride;
+      const auto *row = reinterpret_cast<const Sample *>(src + ptrdiff_t(y) * src_stride);
       for (int x = 0; x < sw; ++x)
         columns[size_t(x)] += row[x];
     }
-    uint8_t *out = dst + ptrdiff_t(oy) * dst_stride;
+    auto *out = reinterpret_cast<Sample *>(dst + ptrdiff_t(oy) * dst_stride);
     for (int ox = 0; ox < dw; ++ox) {
       const int x0 = int(int64_t(ox) * sw / dw);
       const int x1 = std::max(x0 + 1, int(int64_t(ox + 1) * sw / dw));
@@ -328,9 +333,21 @@ void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t 
       for (int x = x0; x < x1; ++x)
         sum += columns[size_t(x)];
       const uint64_t area = uint64_t(x1 - x0) * uint64_t(y1 - y0);
-      out[ox] = uint8_t((sum + area / 2) / area);
+      out[ox] = Sample((sum + area / 2) / area);
     }
   }
+}
+
+}  // namespace
+
+void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
+                    int dst_stride, int dw, int dh, int oy0, int oy1) {
+  box_area<uint8_t, uint32_t>(src, src_stride, sw, sh, dst, dst_stride, dw, dh, oy0, oy1);
+}
+
+void box_plane_area_16(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
+                       int dst_stride, int dw, int dh, int oy0, int oy1) {
+  box_area<uint16_t, uint64_t>(src, src_stride, sw, sh, dst, dst_stride, dw, dh, oy0, oy1);
 }
 
 }  // namespace ef::gst::cpu

@@ -40,5 +40,8 @@ inline constexpr int kLibyuvBoxMaxArea = 256;
 // dw x dh output at `dst`; each row is the same whatever the range.
 void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
                     int dst_stride, int dw, int dh, int oy0, int oy1);
+// The same over 16-bit samples (a deep image's planes; strides in bytes).
+void box_plane_area_16(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
+                       int dst_stride, int dw, int dh, int oy0, int oy1);
 
 }  // namespace ef::gst::cpu

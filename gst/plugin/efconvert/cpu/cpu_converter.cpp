@@ -20,6 +20,7 @@ namespace ef::gst {
 namespace {
 
 using cpu::Alpha;
+using cpu::Deep;
 using cpu::Image;
 using cpu::Layout;
 using cpu::SourceFormat;
@@ -36,6 +37,16 @@ struct Input {
   GstVideoFormat format;
   SourceFormat read;
 };
+
+// A source of more than 8 bits a sample (cpu_deep.hpp).
+constexpr SourceFormat deep_yuv(Deep deep, int bits, int wsub, int hsub) {
+  return {.layout = Layout::Yuv,
+          .wsub = wsub,
+          .hsub = hsub,
+          .interleaved = deep != Deep::Lsb,
+          .deep = deep,
+          .bits = bits};
+}
 
 // The formats the CPU backend reads, in the order its caps prefer them
 // (cpu_table.cpp makes its table of them).
@@ -54,6 +65,20 @@ constexpr Input kInputs[] = {
     {GST_VIDEO_FORMAT_YV12, {Layout::Yuv, Unpack::None, 1, 1}},
     {GST_VIDEO_FORMAT_Y42B, {Layout::Yuv, Unpack::None, 1, 0}},
     {GST_VIDEO_FORMAT_Y444, {Layout::Yuv, Unpack::None, 0, 0}},
+    // What HEVC Main10, VP9 profile 2 and AV1 decoders give (NVDEC and VA
+    // P010, avdec and libvpx I420_10LE, Rockchip's NV12_10LE40), and
+    // their 12-bit, 4:2:2 and 4:4:4 kin.
+    {GST_VIDEO_FORMAT_P010_10LE, deep_yuv(Deep::Msb, 10, 1, 1)},
+    {GST_VIDEO_FORMAT_I420_10LE, deep_yuv(Deep::Lsb, 10, 1, 1)},
+    {GST_VIDEO_FORMAT_NV12_10LE40, deep_yuv(Deep::Packed40, 10, 1, 1)},
+    {GST_VIDEO_FORMAT_P012_LE, deep_yuv(Deep::Msb, 12, 1, 1)},
+    {GST_VIDEO_FORMAT_P016_LE, deep_yuv(Deep::Msb, 16, 1, 1)},
+    {GST_VIDEO_FORMAT_I420_12LE, deep_yuv(Deep::Lsb, 12, 1, 1)},
+    {GST_VIDEO_FORMAT_I422_10LE, deep_yuv(Deep::Lsb, 10, 1, 0)},
+    {GST_VIDEO_FORMAT_I422_12LE, deep_yuv(Deep::Lsb, 12, 1, 0)},
+    {GST_VIDEO_FORMAT_Y444_10LE, deep_yuv(Deep::Lsb, 10, 0, 0)},
+    {GST_VIDEO_FORMAT_Y444_12LE, deep_yuv(Deep::Lsb, 12, 0, 0)},
+    {GST_VIDEO_FORMAT_Y444_16LE, deep_yuv(Deep::Lsb, 16, 0, 0)},
 };
 
 const SourceFormat *source_format_of(GstVideoFormat format) {
@@ -64,7 +89,8 @@ const SourceFormat *source_format_of(GstVideoFormat format) {
 }
 
 // How YUV becomes RGB: libyuv's constants, and whether the bytes are
-// expanded to full range first (see cpu_range.hpp).
+// expanded to full range first (see cpu_range.hpp); a deep source's
+// exact matrix (cpu_deep.hpp).
 struct Decode {
   cpu::YuvMatrix matrix;
   bool expand = false;
@@ -255,6 +281,8 @@ Result<void> convert_into(const GstVideoFrame &src, const Destination &dst,
     if (!found)
       return found.error();
     decode = *found;
+    if (read->deep != Deep::None)
+      decode = {{.deep = cpu::deep_matrix(params.matrix, params.range, read->bits)}};
   }
   cpu::Arena &arena = cpu::thread_arena();
   const ArenaFrame frame{arena};

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend's view of an image between steps: plane pointers with
 // strides (negative for a vertically flipped view) into the source frame,
-// the arena or the destination.
+// the arena or the destination. A deep image (a source of more than 8 bits
+// a sample: P010, I420_10LE, ...) holds 16-bit samples, the sample in the
+// high bits as P010 lays it out (cpu_deep.hpp).
 #pragma once
 
 #include <array>
@@ -15,7 +17,7 @@ struct Plane {
   int stride = 0;  // bytes from one row to the next; negative when flipped
   int width = 0;   // in elements: pixels, or U,V pairs
   int height = 0;
-  int bpp = 1;  // bytes per element: 1, 2 (interleaved U,V) or 4 (colour + alpha)
+  int bpp = 1;  // bytes per element: 1, 2 (interleaved U,V; a deep image's sample) or 4
 
   uint8_t *row(int y) const { return data + ptrdiff_t(y) * stride; }
   uint8_t *at(int x, int y) const { return row(y) + ptrdiff_t(x) * bpp; }
@@ -43,6 +45,10 @@ struct Image {
   int hsub = 0;
   bool red_first = false;  // Rgb4: R,G,B in bytes 0-2 (else B,G,R)
   Alpha alpha = Alpha::Opaque;
+  // Yuv or Gray of 16-bit samples (every plane; chroma never interleaved):
+  // the source's `bits` significant bits in the high bits of each.
+  bool deep = false;
+  int bits = 8;
 
   bool interleaved_chroma() const { return layout == Layout::Yuv && n_planes == 2; }
 };

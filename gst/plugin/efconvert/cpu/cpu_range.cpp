@@ -4,13 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-// GCC vectorizes these loops only with its full cost model (-O2 has the
-// "very cheap" one): about 30 us instead of 200 for a 640x360 plane.
-#if defined(__GNUC__) && !defined(__clang__)
-#define EF_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define EF_VECTORIZE
-#endif
+#include "cpu_vectorize.hpp"
 
 namespace ef::gst::cpu {
 namespace {

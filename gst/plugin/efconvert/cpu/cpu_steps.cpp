@@ -58,6 +58,15 @@ Plane plane_view(const GstVideoFrame &frame, guint plane, int x, int y, int w, i
   return {data + ptrdiff_t(y) * stride + ptrdiff_t(x) * bpp, stride, w, h, bpp};
 }
 
+const uint8_t *source_row(const GstVideoFrame &frame, guint plane, int y) {
+  return static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, plane)) +
+         ptrdiff_t(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane);
+}
+
+uint16_t *words(const Plane &p, int y) {
+  return reinterpret_cast<uint16_t *>(p.row(y));
+}
+
 }  // namespace
 
 Steps::Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena)
@@ -92,7 +101,10 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
   const int x = c.x & ~((1 << f.wsub) - 1);
   const int y = c.y & ~((1 << f.hsub) - 1);
   Image image;
-  if (f.unpack != Unpack::None) {
+  deep_ = f.deep != Deep::None;
+  if (deep_) {
+    image = load_deep(src, f, x, y, luma_only);
+  } else if (f.unpack != Unpack::None) {
     image = unpack(src, f, x, y);
   } else {
     image.layout = f.layout;
@@ -117,6 +129,65 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
     image.layout = Layout::Gray;
     image.n_planes = 1;
   }
+  return image;
+}
+
+// A deep source's luma: P010's in place where its rows are whole words
+// (libyuv's 16-bit calls count strides in words), else read into the
+// arena a band of rows at a time.
+Plane Steps::deep_luma(const GstVideoFrame &src, const SourceFormat &f, int x, int y) {
+  const GstVideoRectangle &c = params_.crop;
+  const Plane view = plane_view(src, 0, x, y, c.w, c.h, 2);
+  if (f.deep == Deep::Msb && view.stride % 2 == 0 &&
+      reinterpret_cast<uintptr_t>(view.data) % 2 == 0)
+    return view;
+  const Plane out = new_plane(c.w, c.h, 2);
+  for_bands(pool_, bands_, {c.h}, [&](int, int r0, int r1) {
+    for (int r = r0; r < r1; ++r) {
+      const uint8_t *row = source_row(src, 0, y + r);
+      if (f.deep == Deep::Packed40)
+        unpack40(row, x, words(out, r), c.w);
+      else if (f.deep == Deep::Msb)
+        copy_words(row + 2 * x, words(out, r), c.w);
+      else
+        words_to_msb(row + 2 * x, words(out, r), c.w, f.bits);
+    }
+  });
+  return out;
+}
+
+// A deep source's crop as 16-bit samples in the high bits, chroma as two
+// planes (split where it was interleaved).
+Image Steps::load_deep(const GstVideoFrame &src, const SourceFormat &f, int x, int y,
+                       bool luma_only) {
+  const GstVideoRectangle &c = params_.crop;
+  Image image;
+  image.layout = Layout::Yuv;
+  image.deep = true;
+  image.bits = f.bits;
+  image.n_planes = 3;
+  image.planes[0] = deep_luma(src, f, x, y);
+  if (luma_only)
+    return image;
+  const int cx = x >> f.wsub, cy = y >> f.hsub;
+  const int cw = subsampled(c.w, f.wsub), ch = subsampled(c.h, f.hsub);
+  const Plane u = new_plane(cw, ch, 2), v = new_plane(cw, ch, 2);
+  image.planes[1] = u;
+  image.planes[2] = v;
+  for_bands(pool_, bands_, {ch}, [&](int, int r0, int r1) {
+    for (int r = r0; r < r1; ++r) {
+      if (f.deep == Deep::Packed40) {
+        unpack40_pairs(source_row(src, 1, cy + r), cx, words(u, r), words(v, r), cw);
+      } else if (f.interleaved) {
+        split_words(source_row(src, 1, cy + r) + 4 * cx, words(u, r), words(v, r), cw);
+      } else {
+        const Plane *out[] = {nullptr, &u, &v};
+        for (guint comp : {1u, 2u})
+          words_to_msb(source_row(src, GST_VIDEO_FRAME_COMP_PLANE(&src, comp), cy + r) + 2 * cx,
+                       words(*out[comp], r), cw, f.bits);
+      }
+    }
+  });
   return image;
 }
 
@@ -158,7 +229,7 @@ bool Steps::exact(const Plane &in, int w, int h) const {
 // Boxes beyond what libyuv's box keeps exact (kLibyuvBoxMaxArea) are
 // averaged by box_plane_area(): 320x240 to 2x2 came out 12% dark.
 bool Steps::large_box(const Plane &in, const Plane &out) const {
-  return filter_ == libyuv::kFilterBox && in.bpp == 1 &&
+  return filter_ == libyuv::kFilterBox && single(in) &&
          int64_t(in.width) * in.height >
              int64_t(kLibyuvBoxMaxArea) * int64_t(out.width) * int64_t(out.height);
 }
@@ -228,8 +299,9 @@ bool Steps::plan_chroma(const Image &image, int w, int h, Image &out, std::array
   from = image.planes;
   if (c.width == w && c.height == h && !image.interleaved_chroma())
     return false;
-  out.planes[1] = new_plane(w, h, 1);
-  out.planes[2] = new_plane(w, h, 1);
+  const int bpp = deep_ ? 2 : 1;
+  out.planes[1] = new_plane(w, h, bpp);
+  out.planes[2] = new_plane(w, h, bpp);
   if (image.interleaved_chroma() && !box3(c, w, h) && !box32(c, w, h)) {
     const bool same = c.width == w && c.height == h;  // split straight into the output
     from[1] = same ? out.planes[1] : new_plane(c.width, c.height, 1);
@@ -274,6 +346,9 @@ void Steps::scale_plane_rows(const Plane &in, const Plane &out, int r0, int r1) 
     return;
   if (in.width == out.width && in.height == out.height)
     libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
+  else if (deep_)  // plane_banded: a large box
+    box_plane_area_16(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
+                      out.height, r0, r1);
   else if (box3(in, out.width, out.height))
     box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
   else
@@ -322,6 +397,9 @@ void Steps::scale_chroma(const ScalePlan &plan) const {
 void Steps::scale_plane(const Plane &in, const Plane &out) const {
   if (plane_banded(in, out))
     scale_plane_rows(in, out, 0, out.height);
+  else if (deep_)  // libyuv counts 16-bit strides in words
+    libyuv::ScalePlane_16(words(in, 0), in.stride / 2, in.width, in.height, words(out, 0),
+                          out.stride / 2, out.width, out.height, filter_);
   else if (in.bpp == 1)
     libyuv::ScalePlane(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
                        out.height, filter_);
@@ -377,6 +455,14 @@ void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, Tur
   }
   uint8_t *o = out.row(r0);
   const bool mirror = op == TurnOp::Mirror;
+  if (deep_) {
+    // No 16-bit mirror in libyuv: the band upside down, turned half round.
+    const Plane band{const_cast<uint8_t *>(s), in.stride, w, h, 2};
+    const Plane from = mirror ? band.flipped() : band;
+    libyuv::RotatePlane_16(words(from, 0), from.stride / 2, reinterpret_cast<uint16_t *>(o),
+                           out.stride / 2, w, h, mirror ? libyuv::kRotate180 : mode);
+    return;
+  }
   switch (in.bpp) {
     case 1:
       if (mirror)

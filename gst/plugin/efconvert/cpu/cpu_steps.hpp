@@ -13,6 +13,7 @@
 
 #include <array>
 
+#include "cpu_deep.hpp"
 #include "cpu_image.hpp"
 #include "cpu_pool.hpp"
 #include "cpu_writer.hpp"
@@ -32,6 +33,8 @@ struct SourceFormat {
   bool interleaved = false;  // one U,V plane
   bool red_first = false;
   Alpha alpha = Alpha::Opaque;
+  Deep deep = Deep::None;  // more than 8 bits: read into a deep image
+  int bits = 8;            // significant bits a sample
 };
 
 enum class TurnOp { None, Rotate90, Rotate180, Rotate270, Mirror };
@@ -52,8 +55,9 @@ class Steps {
   // calling thread). The bytes never depend on it.
   Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena);
 
-  // The crop, read in place where libyuv can read the format. With
-  // luma_only, a YUV source's Y plane alone (a gray image).
+  // The crop, read in place where libyuv can read the format (a deep
+  // source's into 16-bit planes, cpu_deep.hpp). With luma_only, a YUV
+  // source's Y plane alone (a gray image).
   Image load(const GstVideoFrame &src, const SourceFormat &format, bool luma_only);
   // Plane 0 to w x h, and YUV chroma to w x h too (4:4:4). Planes already
   // that size stay where they are.
@@ -73,6 +77,12 @@ class Steps {
   Plane new_plane(int w, int h, int bpp);
   void jobs(size_t n, JobRef job);
   Image unpack(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
+  Image load_deep(const GstVideoFrame &src, const SourceFormat &format, int x, int y,
+                  bool luma_only);
+  Plane deep_luma(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
+  // Whether the plane's elements are single samples (bytes, or a deep
+  // image's 16-bit samples).
+  bool single(const Plane &p) const { return p.bpp == 1 || deep_; }
   bool exact(const Plane &in, int w, int h) const;
   bool large_box(const Plane &in, const Plane &out) const;
   // Whether `in` goes to w x h by the box of 3 (cpu_box.hpp).
@@ -98,6 +108,7 @@ class Steps {
   unsigned bands_;
   Arena &arena_;
   libyuv::FilterMode filter_;
+  bool deep_ = false;  // the frame's planes are 16-bit samples (load says)
 };
 
 }  // namespace ef::gst::cpu

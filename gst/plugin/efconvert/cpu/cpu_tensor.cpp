@@ -219,6 +219,33 @@ void TensorKernel::plane(const uint8_t *in, void *out, size_t n, unsigned c) con
   run(in, out, n, {c, c, c}, 1);
 }
 
+// Values between the 8-bit levels: no table, each computed as the vector
+// path computes (x * scale + offset in float, quantised after a clamp).
+void TensorKernel::run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
+                       unsigned period) const {
+  auto *o = static_cast<uint8_t *>(out);
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned c = channel[i % period];
+    const float v = std::fma(in[i], scale_[c], offset_[c]);
+    if (type_ == TensorType::Float32) {
+      std::memcpy(o + 4 * i, &v, 4);
+    } else if (type_ == TensorType::Float16) {
+      const uint16_t h = half_of(v);
+      std::memcpy(o + 2 * i, &h, 2);
+    } else {
+      o[i] = uint8_t(int(std::nearbyint(std::clamp(v, low_, high_))) + zero_point_);
+    }
+  }
+}
+
+void TensorKernel::interleaved(const float *in, void *out, size_t n) const {
+  run(in, out, n, {0, 1, 2}, channels_);
+}
+
+void TensorKernel::plane(const float *in, void *out, size_t n, unsigned c) const {
+  run(in, out, n, {c, c, c}, 1);
+}
+
 GstVideoFormat TensorWriter::staging_format(const TensorSpec &spec, bool bgr) {
   if (spec.channels == 1)
     return GST_VIDEO_FORMAT_GRAY8;
@@ -240,6 +267,7 @@ TensorWriter::TensorWriter(const TensorTarget &target, const ConvertParams &para
     : target_(target),
       content_(params.content),
       kernel_(kernel),
+      deep_(matrix.deep),
       staging_(staging_format(target.spec, params.norm.bgr), target.spec.width, target.spec.height,
                params.content, params.fill, matrix),
       planar_(target.spec.layout == TensorLayout::Nchw && target.spec.channels == 3),
@@ -262,6 +290,8 @@ TensorWriter::TensorWriter(const TensorTarget &target, const ConvertParams &para
 }
 
 size_t TensorWriter::strip_bytes(const Image &image) const {
+  if (image.deep)  // a row's R, G, B floats, and a tensor row's (or plane's) values
+    return (3 * deep_row_floats(content_.w) + aligned(row_values_)) * sizeof(float);
   return staging_bytes_ + aligned(staging_.strip_bytes(image));
 }
 
@@ -294,7 +324,44 @@ void TensorWriter::expand_row(const Planes &from, int r, int y) const {
   }
 }
 
+// Tensor channel k's border value: the byte the staging writer gives it.
+float TensorWriter::border_value(unsigned k) const {
+  if (planar_)  // RGBP staging: a plane per colour
+    return staging_.fill_pixel(int(bgr_ ? 2 - k : k))[0];
+  return staging_.fill_pixel(0)[k];  // RGB, BGR or GRAY8: bytes in the tensor's order
+}
+
+void TensorWriter::deep_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
+  const int width = target_.spec.width, cx = content_.x, cw = content_.w;
+  const unsigned channels = target_.spec.channels;
+  const bool gray = channels == 1;
+  const size_t step = deep_row_floats(cw);
+  auto *floats = reinterpret_cast<float *>(strip);
+  float *const colour[3] = {floats, floats + step, floats + 2 * step};
+  float *const values = floats + 3 * step;
+  // The colour behind tensor channel k: luma, or R, G, B in the tensor's order.
+  auto source = [&](unsigned k) { return colour[gray ? 0 : bgr_ ? 2 - k : k]; };
+  for (int y = y0; y < y1; ++y) {
+    deep_row(image, deep_, y - content_.y, cw, gray, colour);
+    for (unsigned p = 0; p < planes_; ++p) {
+      const unsigned per_pixel = planar_ ? 1 : channels;
+      for (int x = 0; x < width; ++x)
+        for (unsigned i = 0; i < per_pixel; ++i) {
+          const unsigned k = planar_ ? p : i;
+          const bool inside = x >= cx && x < cx + cw;
+          values[size_t(x) * per_pixel + i] = inside ? source(k)[x - cx] : border_value(k);
+        }
+      if (planar_)
+        kernel_.plane(values, row(p, y), row_values_, p);
+      else
+        kernel_.interleaved(values, row(p, y), row_values_);
+    }
+  }
+}
+
 void TensorWriter::content_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
+  if (image.deep)
+    return deep_rows(image, y0, y1, strip);
   for (int c = y0; c < y1; c += kChunkRows) {
     const int n = std::min(kChunkRows, y1 - c);
     Planes frame{};

@@ -45,11 +45,17 @@ class TensorKernel {
   void interleaved(const uint8_t *in, void *out, size_t n) const;
   // n values of channel `c` (a plane's row).
   void plane(const uint8_t *in, void *out, size_t n, unsigned c) const;
+  // The same from values in 8-bit units that lie between the levels (a
+  // deep source's, cpu_deep.hpp), in float: x * scale + offset.
+  void interleaved(const float *in, void *out, size_t n) const;
+  void plane(const float *in, void *out, size_t n, unsigned c) const;
   // Whether the vector path runs (for tests and benchmarks).
   bool vectorised() const { return simd_; }
 
  private:
   void run(const uint8_t *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
+           unsigned period) const;
+  void run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
   template <size_t Bytes>
   void tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
@@ -93,10 +99,15 @@ class TensorWriter : public RowWriter {
   void border_rows(int y0, int y1) const;
   void expand_row(const Planes &from, int r, int y) const;
   void content_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
+  // A deep image's rows from its colour in float (cpu_deep.hpp), never
+  // rounded to 8 bits; the borders' values are the staging writer's.
+  void deep_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
+  float border_value(unsigned channel) const;
 
   TensorTarget target_;
   GstVideoRectangle content_;
   const TensorKernel &kernel_;
+  DeepMatrix deep_;
   Writer staging_;
   bool planar_;
   bool bgr_;

@@ -196,6 +196,8 @@ Writer::Writer(GstVideoFormat format, int width, int height, const GstVideoRecta
 }
 
 size_t Writer::argb_strip_bytes(const Image &image) const {
+  if (image.deep)  // one row of R, G, B floats
+    return size_t(3) * deep_row_floats(content_.w) * sizeof(float);
   const bool direct = kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3;
   const bool needs = (image.layout == Layout::Yuv && !direct) ||
                      (image.layout == Layout::Gray && kind_ == DstKind::Packed3);
@@ -239,6 +241,8 @@ void Writer::write_into(const Planes &frame, int first_row, const Image &image, 
 void Writer::content_rows(const Image &image, int r0, int r1, uint8_t *strip,
                           const Planes &out) const {
   const Plane &first = image.planes[0];
+  if (image.deep)
+    return deep_rows(image, r0, r1, strip, out);
   switch (image.layout) {
     case Layout::Yuv:
       yuv_rows(image, r0, r1, strip, out);
@@ -284,6 +288,38 @@ void Writer::yuv_rows(const Image &image, int r0, int r1, uint8_t *strip, const 
   through_strip(r0, r1, strip, out, [&](int r, int rows, uint8_t *argb, int stride) {
     yuv_to_packed(matrix_, image, content_.w, r, rows, argb, stride, 4, false);
   });
+}
+
+// Each row's colour in float from the samples (cpu_deep.hpp), rounded
+// once, here, into the destination's bytes. Deep sources are opaque.
+void Writer::deep_rows(const Image &image, int r0, int r1, uint8_t *strip,
+                       const Planes &out) const {
+  const int w = content_.w;
+  float *const floats = reinterpret_cast<float *>(strip);
+  const size_t step = deep_row_floats(w);
+  float *const c[3] = {floats, floats + step, floats + 2 * step};
+  auto byte = [](float v) { return uint8_t(v + 0.5f); };  // v in 0..255
+  const bool gray = kind_ == DstKind::Gray;
+  for (int r = r0; r < r1; ++r) {
+    deep_row(image, matrix_.deep, r, w, gray, c);
+    if (kind_ == DstKind::Packed4 || kind_ == DstKind::Packed3) {
+      uint8_t *o = out[0].row(r - r0);
+      const int bpp = out[0].bpp, red = red_first_ ? 0 : 2, blue = 2 - red;
+      for (int x = 0; x < w; ++x, o += bpp) {
+        o[red] = byte(c[0][x]);
+        o[1] = byte(c[1][x]);
+        o[blue] = byte(c[2][x]);
+        if (bpp == 4)
+          o[3] = 0xff;
+      }
+      continue;
+    }
+    for (int i = 0; i < n_planes_; ++i) {
+      uint8_t *o = out[i].row(r - r0);
+      for (int x = 0; x < w; ++x)
+        o[x] = byte(c[i][x]);
+    }
+  }
 }
 
 void Writer::gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip, const Planes &out) const {

@@ -12,15 +12,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu_deep.hpp"
 #include "cpu_image.hpp"
 
 namespace ef::gst::cpu {
 
 // libyuv's constants for a source matrix and range, and their mirror for
-// writing R before B (libyuv names byte order from the other end).
+// writing R before B (libyuv names byte order from the other end); for a
+// deep source, the exact matrix in float instead.
 struct YuvMatrix {
   const libyuv::YuvConstants *uv = nullptr;
   const libyuv::YuvConstants *vu = nullptr;
+  DeepMatrix deep{};
 };
 
 // Whether every libyuv call that turns YUV into RGB here decodes, with
@@ -65,6 +68,8 @@ class Writer : public RowWriter {
   // row `first_row`.
   void write_into(const Planes &frame, int first_row, const Image &image, int y0, int y1,
                   uint8_t *strip) const;
+  // The border's pixel in plane i, as the bytes it is written with.
+  const std::array<uint8_t, 4> &fill_pixel(int i) const { return fill_[size_t(i)]; }
 
  private:
   static constexpr int kStripRows = 16;
@@ -72,6 +77,7 @@ class Writer : public RowWriter {
   // `out`: where content row r0 goes.
   void content_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const;
   void yuv_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const;
+  void deep_rows(const Image &image, int r0, int r1, uint8_t *strip, const Planes &out) const;
   void gray_rows(const Plane &gray, int r0, int r1, uint8_t *strip, const Planes &out) const;
   size_t argb_strip_bytes(const Image &image) const;
   // `s` is the first source row, `out` where it goes. `alpha_sink`: a row

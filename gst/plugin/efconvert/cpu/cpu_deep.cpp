@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cpu_deep.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_vectorize.hpp"
+
+namespace ef::gst::cpu {
+namespace {
+
+// A little-endian word at any alignment (GStreamer's 16-bit formats are
+// little-endian in memory, as this host is).
+inline uint16_t word_at(const uint8_t *p) {
+  uint16_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// Sample i of a row of 10-bit samples packed four in five bytes, bit 10i
+// on: the two bytes from bit 8 * floor(10i / 8) hold all ten of its bits.
+inline uint16_t sample40(const uint8_t *row, int i) {
+  const int bit = 10 * i;
+  const uint16_t two = uint16_t(row[bit >> 3] | row[(bit >> 3) + 1] << 8);
+  return uint16_t(((two >> (bit & 7)) & 0x3ff) << 6);
+}
+
+// GRAY8's weights (its colorimetry is full-range BT.601).
+constexpr float kGray[3] = {0.299f, 0.587f, 0.114f};
+
+inline float clamp255(float v) {
+  return std::clamp(v, 0.0f, 255.0f);
+}
+
+const uint16_t *samples(const Plane &p, int r) {
+  return reinterpret_cast<const uint16_t *>(p.row(r));
+}
+
+}  // namespace
+
+EF_VECTORIZE void copy_words(const uint8_t *src, uint16_t *dst, int n) {
+  std::memcpy(dst, src, size_t(n) * 2);
+}
+
+EF_VECTORIZE void words_to_msb(const uint8_t *src, uint16_t *dst, int n, int bits) {
+  const uint16_t max = uint16_t((1u << bits) - 1);
+  const int shift = 16 - bits;
+  for (int i = 0; i < n; ++i)
+    dst[i] = uint16_t(std::min(word_at(src + 2 * i), max) << shift);
+}
+
+EF_VECTORIZE void split_words(const uint8_t *src, uint16_t *u, uint16_t *v, int n) {
+  for (int i = 0; i < n; ++i) {
+    u[i] = word_at(src + 4 * i);
+    v[i] = word_at(src + 4 * i + 2);
+  }
+}
+
+void unpack40(const uint8_t *row, int first, uint16_t *dst, int n) {
+  for (int i = 0; i < n; ++i)
+    dst[i] = sample40(row, first + i);
+}
+
+void unpack40_pairs(const uint8_t *row, int first, uint16_t *u, uint16_t *v, int n) {
+  for (int i = 0; i < n; ++i) {
+    u[i] = sample40(row, 2 * (first + i));
+    v[i] = sample40(row, 2 * (first + i) + 1);
+  }
+}
+
+DeepMatrix deep_matrix(GstVideoColorMatrix matrix, GstVideoColorRange range, int bits) {
+  double kr, kb;
+  if (!gst_video_color_matrix_get_Kr_Kb(matrix, &kr, &kb))
+    gst_video_color_matrix_get_Kr_Kb(GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
+  const double kg = 1 - kr - kb;
+  // The range's offsets and scales at `bits` (gst_video_color_range_offsets).
+  const bool full = range == GST_VIDEO_COLOR_RANGE_0_255;
+  const double depth = double(1 << (bits - 8));
+  const double y_off = full ? 0 : 16 * depth, c_off = full ? double(1 << (bits - 1)) : 128 * depth;
+  const double y_range = full ? (1 << bits) - 1 : 219 * depth;
+  const double c_range = full ? (1 << bits) - 1 : 224 * depth;
+  // A sample in the high bits is the code value times 2^(16 - bits).
+  const double word = double(1 << (16 - bits));
+  DeepMatrix m;
+  m.y_scale = float(255 / (y_range * word));
+  m.y_offset = float(-255 * y_off / y_range);
+  m.c_scale = float(255 / (c_range * word));
+  m.c_offset = float(-255 * c_off / c_range);
+  m.rv = float(2 * (1 - kr));
+  m.bu = float(2 * (1 - kb));
+  m.gu = float(-2 * kb * (1 - kb) / kg);
+  m.gv = float(-2 * kr * (1 - kr) / kg);
+  return m;
+}
+
+EF_VECTORIZE void deep_row(const Image &image, const DeepMatrix &m, int r, int width, bool gray,
+                           float *const out[3]) {
+  const uint16_t *y = samples(image.planes[0], r);
+  if (image.layout == Layout::Gray) {
+    // Y' as stored: its high byte and what lies below it.
+    for (int x = 0; x < width; ++x)
+      out[0][x] = clamp255(float(y[x]) * (1.0f / 256));
+    return;
+  }
+  const uint16_t *u = samples(image.planes[1], r);
+  const uint16_t *v = samples(image.planes[2], r);
+  float *const o0 = out[0], *const o1 = out[1], *const o2 = out[2];
+  for (int x = 0; x < width; ++x) {
+    const float l = float(y[x]) * m.y_scale + m.y_offset;
+    const float cb = float(u[x]) * m.c_scale + m.c_offset;
+    const float cr = float(v[x]) * m.c_scale + m.c_offset;
+    const float red = l + m.rv * cr, green = l + m.gu * cb + m.gv * cr, blue = l + m.bu * cb;
+    if (gray) {
+      o0[x] = clamp255(kGray[0] * red + kGray[1] * green + kGray[2] * blue);
+    } else {
+      o0[x] = clamp255(red);
+      o1[x] = clamp255(green);
+      o2[x] = clamp255(blue);
+    }
+  }
+}
+
+}  // namespace ef::gst::cpu
