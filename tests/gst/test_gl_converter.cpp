@@ -22,10 +22,12 @@
 // streams declare too.
 #include "check_gl_main.hpp"
 #include "efconvert/convert_params.hpp"
+#include "common/gst_ptr.hpp"
+#include "common/texture_uploader.hpp"
 #include "efconvert/gl/gl_converter.hpp"
+#include "efconvert/gl/gl_layout.hpp"
 #include "efconvert/gl/gl_texture_storage.hpp"
 #include "frames.hpp"
-#include "common/gst_ptr.hpp"
 
 namespace {
 
@@ -40,7 +42,12 @@ using ef::gst::ScaleMethod;
 constexpr GstVideoFormat kInputs[] = {
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
     GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-    GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_GRAY8};
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8,
+    // Deep sources, 16-bit textures: the sample in the high bits (P010) or
+    // the low bits, 4:2:0, 4:2:2 and 4:4:4. NV12_10LE40, unpacked into
+    // P010 by the backend, is the element tests'.
+    GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_I422_10LE,
+    GST_VIDEO_FORMAT_Y444_12LE};
 constexpr GstVideoFormat kOutputs[] = {
     GST_VIDEO_FORMAT_RGB,   GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_BGRA,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
@@ -167,37 +174,35 @@ class TestTexture {
   GLuint texture_ = 0;
 };
 
-// A frame uploaded by GstGL into its own textures (GstGLBufferPool's
-// layout, which is what efupload and glupload hand downstream).
+// A frame uploaded as the backend uploads it (TextureUploader): into
+// GstGL's own textures (GstGLBufferPool's layout, which is what efupload and
+// glupload hand downstream), planar deep sources into R16 textures of ours.
 class GlFrame {
  public:
   GlFrame(const GlContext &gl, const GstVideoFrame &source) {
     GstVideoInfo info = source.info;
-    ef::gst::CapsPtr caps(gst_video_info_to_caps(&info));
-    gst_caps_set_features(caps.get(), 0,
-                          gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, nullptr));
-    pool_.reset(gst_gl_buffer_pool_new(gl.context.get()));
-    GstStructure *config = gst_buffer_pool_get_config(pool_.get());
-    gst_buffer_pool_config_set_params(config, caps.get(), guint(info.size), 0, 0);
-    fail_unless(gst_buffer_pool_set_config(pool_.get(), config));
-    fail_unless(gst_buffer_pool_set_active(pool_.get(), TRUE));
-    GstBuffer *buffer = nullptr;
-    fail_unless(gst_buffer_pool_acquire_buffer(pool_.get(), &buffer, nullptr) == GST_FLOW_OK);
-    buffer_.reset(buffer);
+    const auto layout = ef::gst::gl::source_layout(GST_VIDEO_INFO_FORMAT(&info));
+    std::vector<GstGLFormat> formats;
+    if (layout && layout->deep && layout->kind == ef::gst::gl::SourceKind::Planar)
+      formats.assign(layout->n_textures, GST_GL_R16);
+    uploader_ = std::make_unique<ef::gst::TextureUploader>(gl.context.get(), info, formats);
+    auto buffer = uploader_->acquire();
+    fail_unless(buffer.ok(), "%s", buffer.ok() ? "" : buffer.error().message.c_str());
+    buffer_.reset(*buffer);
     // Written through the CPU mapping; mapping for GL then uploads.
-    GstVideoFrame cpu;
-    fail_unless(gst_video_frame_map(&cpu, &info, buffer, GST_MAP_WRITE));
-    fail_unless(gst_video_frame_copy(&cpu, &source));
-    gst_video_frame_unmap(&cpu);
-    fail_unless(
-        gst_video_frame_map(&gl_frame_, &info, buffer, GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&gl_frame_); ++p)
-      textures_[p] = *static_cast<guint *>(gl_frame_.data[p]);
+    auto copied = uploader_->copy(source.buffer, buffer_.get());
+    fail_unless(copied.ok(), "%s", copied.ok() ? "" : copied.error().message.c_str());
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+      GstMemory *mem = gst_buffer_peek_memory(buffer_.get(), p);
+      fail_unless(gst_memory_map(mem, &maps_[p], GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
+      textures_[p] = *reinterpret_cast<guint *>(maps_[p].data);
+      ++mapped_;
+    }
   }
   ~GlFrame() {
-    gst_video_frame_unmap(&gl_frame_);
+    for (guint p = 0; p < mapped_; ++p)
+      gst_memory_unmap(maps_[p].memory, &maps_[p]);
     buffer_.reset();
-    gst_buffer_pool_set_active(pool_.get(), FALSE);
   }
   GlFrame(const GlFrame &) = delete;
   GlFrame &operator=(const GlFrame &) = delete;
@@ -205,9 +210,10 @@ class GlFrame {
   const std::array<guint, GST_VIDEO_MAX_PLANES> &textures() const { return textures_; }
 
  private:
-  ObjectPtr<GstBufferPool> pool_;
+  std::unique_ptr<ef::gst::TextureUploader> uploader_;
   BufferPtr buffer_;
-  GstVideoFrame gl_frame_;
+  std::array<GstMapInfo, GST_VIDEO_MAX_PLANES> maps_{};
+  guint mapped_ = 0;
   std::array<guint, GST_VIDEO_MAX_PLANES> textures_{};
 };
 
@@ -302,6 +308,36 @@ GstVideoInfo video_info(GstVideoFormat format, guint width, guint height,
   if (colorimetry)
     fail_unless(gst_video_colorimetry_from_string(&info.colorimetry, colorimetry));
   return info;
+}
+
+bool is_deep(const GstVideoInfo &info) {
+  return GST_VIDEO_FORMAT_INFO_DEPTH(info.finfo, 0) > 8;
+}
+
+void convert_with_gst(const GstVideoFrame &src, GstVideoFrame &dst, const GstVideoRectangle &crop,
+                      ScaleMethod method);
+
+// A frame of `content`: written as it is, or, for a deep source, into the
+// 8-bit format of the same chroma layout and from there into its own by
+// GstVideoConverter (each sample as its 8-bit level, as wide as it gets).
+std::unique_ptr<Frame> source_frame(const GstVideoInfo &info, Content content, uint32_t seed) {
+  auto frame = std::make_unique<Frame>(info);
+  if (!is_deep(info)) {
+    fill_content(*frame, content, seed);
+    return frame;
+  }
+  const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, 1);
+  const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, 1);
+  const GstVideoFormat eight = ws == 0   ? GST_VIDEO_FORMAT_Y444
+                               : hs == 0 ? GST_VIDEO_FORMAT_Y42B
+                                         : GST_VIDEO_FORMAT_I420;
+  GstVideoInfo eight_info = video_info(eight, guint(info.width), guint(info.height));
+  eight_info.colorimetry = info.colorimetry;
+  Frame bytes(eight_info);
+  fill_content(bytes, content, seed);
+  convert_with_gst(*bytes.get(), *frame->get(), {0, 0, info.width, info.height},
+                   ScaleMethod::Nearest);
+  return frame;
 }
 
 // ---------------------------------------------------------------------------
@@ -404,6 +440,17 @@ Image gray16_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMeth
   return image;
 }
 
+// Y' of pixel (x, y) as stored, on the 8-bit scale (a deep sample's
+// code over 2^(depth - 8)).
+double stored_luma(const Frame &src, gint x, gint y) {
+  const GstVideoFormatInfo *finfo = src.info().finfo;
+  if (!is_deep(src.info()))
+    return src.at(0, x, y);
+  const guint16 word = reinterpret_cast<const guint16 *>(&const_cast<Frame &>(src).at(0, x, y))[0];
+  const guint code = guint(word) >> GST_VIDEO_FORMAT_INFO_SHIFT(finfo, 0);
+  return code / double(1u << (GST_VIDEO_FORMAT_INFO_DEPTH(finfo, 0) - 8));
+}
+
 // GstVideoConverter writes a BT.601 source's Y unchanged into GRAY8
 // whatever the ranges say, and so do both backends: the reference scales
 // the luma plane as GRAY8.
@@ -414,7 +461,7 @@ Image luma_with_gst(const Frame &src, const GstVideoRectangle &crop, ScaleMethod
       video_info(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_INFO_WIDTH(&in), GST_VIDEO_INFO_HEIGHT(&in)));
   for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT(&in); ++y)
     for (gint x = 0; x < GST_VIDEO_INFO_WIDTH(&in); ++x)
-      luma.at(0, x, y) = src.at(0, x, y);
+      luma.at(0, x, y) = guint8(std::min(std::lround(stored_luma(src, x, y)), 255L));
   Frame scaled(video_info(GST_VIDEO_FORMAT_GRAY8, guint(w), guint(h)));
   convert_with_gst(*luma.get(), *scaled.get(), crop, method);
   Image image(w, h);
@@ -670,12 +717,11 @@ Outcome run_case(const GlContext &gl, const Case &k) {
   const GstVideoInfo in = video_info(k.in_format, k.in_w, k.in_h, k.colorimetry);
   const GstVideoInfo out = video_info(k.out_format, k.out_w, k.out_h);
   const ConvertParams params = plan(k, in);
-  Frame source(in);
-  fill_content(source, k.content, 7);
+  auto source = source_frame(in, k.content, 7);
   auto converter = make_converter(gl, in, out);
   Outcome outcome;
-  auto ours = render(gl, *converter, source, out, params, &outcome.padding);
-  outcome.comparison = compare(*ours, *reference(source, out, params), params.content);
+  auto ours = render(gl, *converter, *source, out, params, &outcome.padding);
+  outcome.comparison = compare(*ours, *reference(*source, out, params), params.content);
   return outcome;
 }
 
@@ -1209,6 +1255,47 @@ END_TEST
 // and the partial texels at box edges included (drawn as fragments). Into
 // a mutable texture GLES cannot store images: fragments then, the same
 // bytes.
+// A 10-bit ramp at 1:1 keeps its 10 bits to the last rounding: each byte
+// is the exact value of its code rounded once, within half a level (a
+// pass through 8 bits first would be up to 0.65 off), from R16 textures of
+// the sample in the high bits (P010) and in the low bits (I420_10LE).
+START_TEST(test_deep_precision) {
+  GlContext gl;
+  constexpr gint kCodes = 876, kRows = 2;  // limited-range luma 64..939
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE}) {
+    const Case k{format, kCodes, kRows, GST_VIDEO_FORMAT_RGB, kCodes, kRows};
+    const GstVideoInfo in = video_info(format, kCodes, kRows, "bt709");
+    const GstVideoInfo out = video_info(GST_VIDEO_FORMAT_RGB, kCodes, kRows);
+    Frame source(in);
+    // Plane by plane, every word: the luma's code is 64 + x, the chroma's
+    // neutral (P010's chroma words alternate U, V; GStreamer's component
+    // offset for its V is no use here, 1 byte).
+    const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT(in.finfo, 0);
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&in); ++p) {
+      auto *plane = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(source.get(), p));
+      const gint words =
+          GST_VIDEO_INFO_COMP_WIDTH(&in, p) * GST_VIDEO_INFO_COMP_PSTRIDE(&in, p) / 2;
+      for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&in, p); ++y)
+        for (gint x = 0; x < words; ++x)
+          reinterpret_cast<guint16 *>(plane +
+                                      y * GST_VIDEO_FRAME_PLANE_STRIDE(source.get(), p))[x] =
+              guint16((p == 0 ? 64 + x : 512) << shift);
+    }
+    auto converter = make_converter(gl, in, out);
+    auto ours = render(gl, *converter, source, out, plan(k, in));
+    double worst = 0;
+    for (gint y = 0; y < kRows; ++y)
+      for (gint x = 0; x < kCodes; ++x)
+        for (guint c = 0; c < 3; ++c)
+          worst = std::max(worst, std::abs(ours->at(c, x, y) - x * 255.0 / 876));
+    std::printf("%s ramp at 1:1: bytes within %.3f of the exact value\n",
+                format_name(format).c_str(), worst);
+    fail_unless(worst <= 0.51, "%s: a byte %.3f from the exact value", format_name(format).c_str(),
+                worst);
+  }
+}
+END_TEST
+
 START_TEST(test_compute_matches_fragment) {
   GlContext gl;
   const bool gles = gst_gl_context_get_gl_api(gl.context.get()) & GST_GL_API_GLES2;
@@ -1294,6 +1381,7 @@ Suite *gl_converter_suite() {
   tcase_add_test(tc, test_memfd_target);
   tcase_add_test(tc, test_timing);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_deep_precision);
   suite_add_tcase(s, tc);
   TCase *strong = tcase_create("strong");
   tcase_set_timeout(strong, 300);

@@ -7,13 +7,20 @@
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
 
+#include <vector>
+
 #include "ef/result.hpp"
 
 namespace ef::gst {
 
 class TextureUploader {
  public:
-  TextureUploader(GstGLContext *context, const GstVideoInfo &info);
+  // Textures of the formats GstGL gives `info`'s planes; or of `formats`,
+  // one per plane, for a format GstGL cannot describe on every version
+  // (GStreamer 1.22 has no texture format for I420_10LE's planes, and
+  // aborts when asked): those buffers are made here, a few in turn.
+  TextureUploader(GstGLContext *context, const GstVideoInfo &info,
+                  std::vector<GstGLFormat> formats = {});
   ~TextureUploader();
   TextureUploader(const TextureUploader &) = delete;
   TextureUploader &operator=(const TextureUploader &) = delete;
@@ -27,8 +34,14 @@ class TextureUploader {
 
  private:
   GstGLContext *context_;
+  Result<GstBuffer *> next_own();
+  Result<void> copy_planes(GstBuffer *in, GstBuffer *out);
+
   GstVideoInfo info_;
+  std::vector<GstGLFormat> formats_;
   GstBufferPool *pool_ = nullptr;
+  std::vector<GstBuffer *> own_;  // with `formats`: buffers handed out in turn
+  size_t next_ = 0;
 };
 
 }  // namespace ef::gst

@@ -10,6 +10,7 @@
 #include "common/caps_filter.hpp"
 #include "common/size_limits.hpp"
 #include "convert_params.hpp"
+#include "interlace.hpp"
 #include "tensor_caps.hpp"
 
 namespace ef::gst {
@@ -101,7 +102,9 @@ std::vector<std::string> images_out_in(FrameMemory m) {
 }
 
 // Appends `s` with its format set to `formats`, any size, and no
-// colorimetry or aspect ratio (the conversion decides them), in memory `m`;
+// colorimetry, aspect ratio or interlacing (the conversion decides them;
+// outputs are progressive, interlaced inputs refused at set_caps with a
+// message, interlace.hpp), in memory `m`;
 // dma-buf structures in the form of this GStreamer version, in the layouts
 // `drm` takes.
 GstCaps *append_retargeted(GstCaps *out, const GstStructure *in, const std::string &formats,
@@ -118,7 +121,8 @@ GstCaps *append_retargeted(GstCaps *out, const GstStructure *in, const std::stri
   gst_structure_set(s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height", GST_TYPE_INT_RANGE, 1,
                     G_MAXINT, nullptr);
   gst_structure_remove_fields(s, "colorimetry", "chroma-site", "pixel-aspect-ratio",
-                              "texture-target", "drm-format", nullptr);
+                              "texture-target", "drm-format", "interlace-mode", "field-order",
+                              nullptr);
   GstCapsFeatures *features = gst_caps_features_new(feature_of(m), nullptr);
   if (m == FrameMemory::DmaBuf) {
     out = gst_caps_merge(out, dmabuf_caps_of(s, features, drm, &drm == &drm_in()));
@@ -264,16 +268,29 @@ GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *o
   return gst_caps_fixate(othercaps);
 }
 
+namespace {
+
+bool progressive(GstElement *element, const GstVideoInfo &in, GstCaps *incaps) {
+  const std::string problem = interlace_problem(in);
+  if (problem.empty())
+    return true;
+  GST_ELEMENT_ERROR(element, CORE, NEGOTIATION, ("%s", problem.c_str()),
+                    ("caps %" GST_PTR_FORMAT, incaps));
+  return false;
+}
+
+}  // namespace
+
 std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps, GstCaps *outcaps,
                                             const TensorSettings &tensor) {
   if (!is_tensor_structure(gst_caps_get_structure(outcaps, 0))) {
     auto caps = negotiated_caps(element, incaps, outcaps, &drm_in(), &drm_out());
-    if (!caps)
+    if (!caps || !progressive(element, caps->in.info, incaps))
       return std::nullopt;
     return Negotiated{caps->in.info, OutputSpec(caps->out.info)};
   }
   auto caps = negotiated_caps(element, incaps, incaps, &drm_in(), nullptr);
-  if (!caps)
+  if (!caps || !progressive(element, caps->in.info, incaps))
     return std::nullopt;
   auto spec = parse_tensor_caps(outcaps, cpu_size_limit().max_side);
   if (!spec) {
@@ -313,6 +330,40 @@ GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *inc
     return nullptr;
   }
   return fixate_output_caps(GST_PAD_SINK, incaps, made, turn);
+}
+
+std::string unread_formats(GstCaps *caps) {
+  std::vector<std::string> unread;
+  for (guint i = 0; caps && i < gst_caps_get_size(caps); ++i) {
+    const Memories memories = memories_of(gst_caps_get_features(caps, i));
+    const auto names = names_in(gst_caps_get_structure(caps, i), "format");
+    if (!names || !gst_structure_has_name(gst_caps_get_structure(caps, i), "video/x-raw"))
+      continue;
+    for (const std::string &name : *names) {
+      bool read = false;
+      for (FrameMemory m : kMemories)
+        if (memories & memory_bit(m)) {
+          const auto inputs = inputs_in(m);
+          read = read || std::find(inputs.begin(), inputs.end(), name) != inputs.end();
+        }
+      if (!read && std::find(unread.begin(), unread.end(), name) == unread.end())
+        unread.push_back(name);
+    }
+  }
+  std::string text;
+  for (const std::string &name : unread)
+    text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+std::string unread_input_message(GstElement *element, const std::string &formats) {
+  const auto inputs = inputs_in(FrameMemory::System);
+  std::string list;
+  for (const std::string &name : inputs)
+    list += (list.empty() ? "" : ", ") + name;
+  return std::string(GST_ELEMENT_NAME(element)) + " cannot convert " + formats +
+         " frames: it reads " + list +
+         " (in system memory; memory:DMABuf and memory:GLMemory as the pad templates say)";
 }
 
 bool is_gl_caps(GstCaps *caps) {

@@ -31,6 +31,7 @@
 #include "convert_params.hpp"
 #include "convert_state.hpp"
 #include "frame_plan.hpp"
+#include "interlace.hpp"
 #include "output_pool.hpp"
 #include "tensor_metas.hpp"
 
@@ -214,12 +215,36 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection 
   return retarget_caps(direction, caps, filter);
 }
 
+// Input in a format no backend reads (a decoder's 10-bit frames, before
+// efconvert read them) went unnamed: "not-negotiated" from upstream and
+// nothing from efconvert. A caps query that finds nothing logs the
+// formats and what efconvert reads; refused caps post it as a WARNING,
+// once per format set.
+void name_unread_input(GstElement *element, GstCaps *caps, bool post) {
+  const std::string formats = unread_formats(caps);
+  if (formats.empty())
+    return;
+  const std::string message = unread_input_message(element, formats);
+  GST_WARNING_OBJECT(element, "%s; caps %" GST_PTR_FORMAT, message.c_str(), caps);
+  static const GQuark quark = g_quark_from_static_string("ef-unread-formats");
+  if (!post || g_strcmp0(static_cast<const char *>(g_object_get_qdata(G_OBJECT(element), quark)),
+                         formats.c_str()) == 0)
+    return;
+  g_object_set_qdata_full(G_OBJECT(element), quark, g_strdup(formats.c_str()), g_free);
+  GST_ELEMENT_WARNING(element, CORE, NEGOTIATION, ("%s", message.c_str()),
+                      ("refused caps %" GST_PTR_FORMAT, caps));
+}
+
 // A dma-buf layout efconvert cannot read is named on the bus, not only
-// refused as "not-negotiated".
+// refused as "not-negotiated"; so is a format.
 gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
                                     GstCaps *caps) {
-  return accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
-                                   drm_in());
+  if (accept_caps_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, caps,
+                                drm_in()))
+    return TRUE;
+  if (direction == GST_PAD_SINK)
+    name_unread_input(GST_ELEMENT(trans), caps, true);
+  return FALSE;
 }
 
 // Without a size from downstream, keep the input's (turned) size.
@@ -374,6 +399,8 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (const std::string interlaced = frame_interlace_problem(s.in_info, in); !interlaced.empty())
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, interlaced);
   settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
   if (!params)
@@ -535,8 +562,16 @@ gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction
 #endif
   if (GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
     return answer_latency(trans, direction, query);
-  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
-                             drm_in());
+  const gboolean answered = query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class),
+                                                direction, query, drm_in());
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
+    GstCaps *filter = nullptr, *answer = nullptr;
+    gst_query_parse_caps(query, &filter);
+    gst_query_parse_caps_result(query, &answer);
+    if (filter && answer && gst_caps_is_empty(answer))
+      name_unread_input(GST_ELEMENT(trans), filter, false);
+  }
+  return answered;
 }
 
 bool parse_crop(const GValue *value, GstVideoRectangle &crop) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cpu_image.hpp"
+#include "efconvert/deep_samples.hpp"
 
 namespace ef::gst::cpu {
 
@@ -24,20 +25,6 @@ enum class Deep {
   Lsb,       // 16-bit little-endian words, the sample in the low bits (I420_10LE, Y444_12LE, ...)
   Packed40,  // four 10-bit samples in five bytes, little-endian (NV12_10LE40)
 };
-
-// One row of source samples into 16-bit samples in the high bits. `src`
-// needs no alignment (a padded stride may be odd); `first` counts samples
-// (Packed40) or words from the row's start.
-// Msb: n words as they are.
-void copy_words(const uint8_t *src, uint16_t *dst, int n);
-// Lsb: n words of `bits` bits, moved to the high bits (larger values clamped).
-void words_to_msb(const uint8_t *src, uint16_t *dst, int n, int bits);
-// Msb interleaved U,V: n pairs split.
-void split_words(const uint8_t *src, uint16_t *u, uint16_t *v, int n);
-// Packed40: samples [first, first + n) of the row.
-void unpack40(const uint8_t *row, int first, uint16_t *dst, int n);
-// Packed40 interleaved U,V: pairs [first, first + n) of the row, split.
-void unpack40_pairs(const uint8_t *row, int first, uint16_t *u, uint16_t *v, int n);
 
 // Y', Cb, Cr of 16-bit samples (a `bits`-bit sample in the high bits) to
 // R', G', B' in 8-bit units (0..255): the matrix of Kr and Kb, and the

@@ -27,6 +27,7 @@
 #include "common/frame_importer.hpp"
 #include "common/frame_layout.hpp"
 #include "common/texture_uploader.hpp"
+#include "efconvert/deep_samples.hpp"
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
@@ -407,6 +408,9 @@ class GlBackend : public ConvertBackend {
         gst_gl_sync_meta_wait(sync, context_);
       return map_gl_textures(in, tex);
     }
+    // Samples no texture format holds (NV12_10LE40) are unpacked on upload.
+    if (GST_VIDEO_INFO_FORMAT(&texture_in_) != GST_VIDEO_INFO_FORMAT(&in_))
+      return upload(in, tex);
     tex.import = src_importer_
                      .import(element_, in, layout,
                              [&] {
@@ -420,18 +424,63 @@ class GlBackend : public ConvertBackend {
       return {};
     }
     declines_++;
+    return upload(in, tex);
+  }
+
+  // The frame copied into textures of our pool (counted).
+  Result<void> upload(GstBuffer *in, SourceTextures &tex) {
     if (!uploader_)
-      uploader_ = std::make_unique<TextureUploader>(context_, texture_in_);
+      uploader_ = std::make_unique<TextureUploader>(context_, texture_in_, texture_formats());
     auto buffer = uploader_->acquire();
     if (!buffer)
       return buffer.error();
     tex.uploaded.reset(*buffer);
-    auto copied = texture_in_.width == in_.width ? uploader_->copy(in, *buffer)
-                                                 : copy_rows_whole(in, *buffer);
+    Result<void> copied;
+    if (GST_VIDEO_INFO_FORMAT(&texture_in_) != GST_VIDEO_INFO_FORMAT(&in_))
+      copied = copy_unpacked(in, *buffer);
+    else if (texture_in_.width != in_.width)
+      copied = copy_rows_whole(in, *buffer);
+    else
+      copied = uploader_->copy(in, *buffer);
     if (!copied)
       return copied;
     uploads_++;
     return map_gl_textures(*buffer, tex);
+  }
+
+  // Planar deep sources are R16 planes, which GStreamer 1.22's GstGL has
+  // no format for (1.26 gives them the same); the rest GstGL's own.
+  std::vector<GstGLFormat> texture_formats() const {
+    const auto source = gl::source_layout(GST_VIDEO_INFO_FORMAT(&in_));
+    if (!source || !source->deep || source->kind != gl::SourceKind::Planar)
+      return {};
+    return std::vector<GstGLFormat>(source->n_textures, GST_GL_R16);
+  }
+
+  // NV12_10LE40's samples into the P010 textures (texture_info).
+  Result<void> copy_unpacked(GstBuffer *in, GstBuffer *texture) {
+    GstVideoFrame src, dst;
+    if (!gst_video_frame_map(&src, &in_, in, GST_MAP_READ))
+      return Error{EIO, "Cannot read the input frame (closed or non-mappable fd?)"};
+    if (!gst_video_frame_map(&dst, &texture_in_, texture, GST_MAP_WRITE)) {
+      gst_video_frame_unmap(&src);
+      return Error{EIO, "Cannot map a pooled texture"};
+    }
+    for (guint p = 0; p < 2; ++p) {
+      // Plane 1 is U,V pairs: twice its component's width in samples.
+      const gint samples = GST_VIDEO_INFO_COMP_WIDTH(&in_, p) * (p ? 2 : 1);
+      for (gint y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&in_, p); ++y)
+        unpack40(static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&src, p)) +
+                     gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&src, p),
+                 0,
+                 reinterpret_cast<uint16_t *>(
+                     static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, p)) +
+                     gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&dst, p)),
+                 samples);
+    }
+    gst_video_frame_unmap(&dst);
+    gst_video_frame_unmap(&src);
+    return {};
   }
 
   // The frame into a texture one pixel wider (texture_info): every byte of

@@ -787,6 +787,12 @@ Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,
   if (!output)
     return Error{EINVAL,
                  std::string("efconvert's GL backend does not write ") + GST_VIDEO_INFO_NAME(&out)};
+  if (source->deep)
+    for (GstGLFormat format : {GST_GL_R16, GST_GL_RG16})
+      if (!gst_gl_format_is_supported(context, format))
+        return Error{ENOTSUP, std::string("the GL context has no 16-bit textures (") +
+                                  (format == GST_GL_R16 ? "R16" : "RG16") + ") for " +
+                                  GST_VIDEO_INFO_NAME(&in)};
   auto glsl = glsl_for(context);
   if (!glsl)
     return glsl.error();

@@ -24,6 +24,17 @@ SourceLayout yuv_source(SourceKind kind, guint n_textures, bool luma_first = tru
   return s;
 }
 
+// 16-bit textures of `bits`-bit samples, in the high bits (P010's) or not.
+SourceLayout deep_source(SourceKind kind, int bits, bool high_bits,
+                         GstVideoFormat texture_format = GST_VIDEO_FORMAT_UNKNOWN) {
+  SourceLayout s = yuv_source(kind, kind == SourceKind::Planar ? 3 : 2);
+  s.deep = true;
+  s.bits = bits;
+  s.code_scale = 65535.0 / (high_bits ? double(1 << (16 - bits)) : 1.0);
+  s.texture_format = texture_format;
+  return s;
+}
+
 OutputLayout packed_output(guint bytes_per_pixel, std::array<int, 4> byte_channel) {
   OutputLayout o;
   o.planes[0] = {bytes_per_pixel, byte_channel};
@@ -77,16 +88,19 @@ ColourTransform luma_of(const ColourTransform &rgb) {
 }
 
 // Y'CbCr (texture values in [0, 1]) -> R'G'B', the matrix GstVideoConverter
-// builds from Kr, Kb and the range's offsets and scales; for GRAY8 outputs
-// every row is the luma.
-ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &params, bool gray_out) {
+// builds from Kr, Kb and the range's offsets and scales (at the source's
+// depth); for GRAY8 outputs every row is the luma.
+ColourTransform yuv_transform(const SourceLayout &source, const GstVideoInfo &in,
+                              const ConvertParams &params, bool gray_out) {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
   gst_video_color_range_offsets(params.range, in.finfo, off, scale);
   double kr, kb;
   luma_coefficients(params.matrix, kr, kb);
   const double kg = 1.0 - kr - kb;
-  // Texture value t is byte / 255: Y' = (255 t - off) / scale.
-  const double ys = 255.0 / scale[0], cs = 255.0 / scale[1];
+  // Texture value t is code / code_scale (a byte / 255, P010's word /
+  // 65535): Y' = (code_scale t - off) / scale, unrounded whatever the depth.
+  const double full = source.code_scale;
+  const double ys = full / scale[0], cs = full / scale[1];
   const double yo = -off[0] / double(scale[0]), co = -off[1] / double(scale[1]);
   const double rv = 2 * (1 - kr), bu = 2 * (1 - kb);
   const double gu = -2 * kb * (1 - kb) / kg, gv = -2 * kr * (1 - kr) / kg;
@@ -98,8 +112,10 @@ ColourTransform yuv_transform(const GstVideoInfo &in, const ConvertParams &param
   }
   if (gray_out && params.matrix == GST_VIDEO_COLOR_MATRIX_BT601) {
     // GRAY8's own matrix: GstVideoConverter, and so the CPU backend, copy
-    // Y' as stored (its range included); so do we, to match.
-    const double rows[3][3] = {{1, 0, 0}, {1, 0, 0}, {1, 0, 0}};
+    // Y' as stored (its range included; a deep sample's top 8 bits and
+    // what lies below them); so do we, to match.
+    const double y = full / (double(1 << (source.bits - 8)) * 255.0);
+    const double rows[3][3] = {{y, 0, 0}, {y, 0, 0}, {y, 0, 0}};
     const double offset[3] = {0, 0, 0};
     return from_rows(rows, offset);
   }
@@ -142,6 +158,25 @@ std::optional<SourceLayout> source_layout(GstVideoFormat format) {
       return rgb_source(kBgr, false);
     case GST_VIDEO_FORMAT_GRAY8:
       return yuv_source(SourceKind::Direct, 1);  // Y alone, in the red channel
+    // Deep sources: R16 luma, RG16 or R16 chroma.
+    case GST_VIDEO_FORMAT_P010_10LE:
+      return deep_source(SourceKind::SemiPlanar, 10, true);
+    case GST_VIDEO_FORMAT_P012_LE:
+      return deep_source(SourceKind::SemiPlanar, 12, true);
+    case GST_VIDEO_FORMAT_P016_LE:
+      return deep_source(SourceKind::SemiPlanar, 16, true);
+    case GST_VIDEO_FORMAT_NV12_10LE40:
+      return deep_source(SourceKind::SemiPlanar, 10, true, GST_VIDEO_FORMAT_P010_10LE);
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_Y444_10LE:
+      return deep_source(SourceKind::Planar, 10, false);
+    case GST_VIDEO_FORMAT_I420_12LE:
+    case GST_VIDEO_FORMAT_I422_12LE:
+    case GST_VIDEO_FORMAT_Y444_12LE:
+      return deep_source(SourceKind::Planar, 12, false);
+    case GST_VIDEO_FORMAT_Y444_16LE:
+      return deep_source(SourceKind::Planar, 16, false);
     default:
       return std::nullopt;
   }
@@ -177,6 +212,15 @@ std::optional<OutputLayout> output_layout(GstVideoFormat format) {
 
 GstVideoInfo texture_info(const GstVideoInfo &in) {
   const auto source = source_layout(GST_VIDEO_INFO_FORMAT(&in));
+  if (source && source->texture_format != GST_VIDEO_FORMAT_UNKNOWN) {
+    GstVideoInfo unpacked;
+    gst_video_info_set_format(&unpacked, source->texture_format, GST_VIDEO_INFO_WIDTH(&in),
+                              GST_VIDEO_INFO_HEIGHT(&in));
+    unpacked.colorimetry = in.colorimetry;
+    unpacked.chroma_site = in.chroma_site;
+    unpacked.fps_n = in.fps_n, unpacked.fps_d = in.fps_d;
+    return unpacked;
+  }
   GstVideoInfo wide = in;
   if (source && source->kind == SourceKind::Packed422 && GST_VIDEO_INFO_WIDTH(&in) % 2 == 1)
     wide.width += 1;  // strides, offsets and size stay: the pair was always there
@@ -192,7 +236,7 @@ OutputPlane planes_as_one(const OutputLayout &output) {
 
 ColourTransform colour_transform(const SourceLayout &source, const GstVideoInfo &in,
                                  const ConvertParams &params, bool gray_out) {
-  return source.yuv ? yuv_transform(in, params, gray_out) : rgb_transform(source, gray_out);
+  return source.yuv ? yuv_transform(source, in, params, gray_out) : rgb_transform(source, gray_out);
 }
 
 ByteRows content_rows(const ColourTransform &colour, const OutputPlane &plane, bool source_alpha) {

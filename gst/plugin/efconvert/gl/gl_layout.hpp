@@ -31,6 +31,16 @@ struct SourceLayout {
   // Which texture channel holds R, G and B (RGB sources).
   std::array<int, 3> rgb_channel{0, 1, 2};
   bool luma_first = true;  // Packed422: Y in the red channel (YUY2), else green (UYVY)
+  // Deep sources (more than 8 bits a sample) are 16-bit textures (R16,
+  // RG16), sampled as words / 65535: `code_scale` turns a texture value
+  // back into the sample's code (P010's 10 bits in the high bits: 65535 /
+  // 64; I420_10LE's in the low bits: 65535; bytes: 255), `bits` its depth.
+  bool deep = false;
+  double code_scale = 255.0;
+  int bits = 8;
+  // The format whose planes the textures hold: the input's, but
+  // NV12_10LE40's samples are unpacked into P010_10LE's on upload.
+  GstVideoFormat texture_format = GST_VIDEO_FORMAT_UNKNOWN;
 };
 
 std::optional<SourceLayout> source_layout(GstVideoFormat format);
@@ -55,7 +65,8 @@ std::optional<OutputLayout> output_layout(GstVideoFormat format);
 // and uploads): `in` itself, but YUY2 and UYVY of an odd width one pixel
 // wider, the same bytes. GstGL makes their RG8 texture as wide as the frame,
 // which leaves out the V of the last pair (texel `width`, the pair's padding
-// pixel) although every valid frame's rows hold it.
+// pixel) although every valid frame's rows hold it. NV12_10LE40, which no
+// texture format holds, as P010_10LE of its size.
 GstVideoInfo texture_info(const GstVideoInfo &in);
 
 // A planar output's planes as the bytes of one pixel, plane p in byte p:

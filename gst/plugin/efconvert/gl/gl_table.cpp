@@ -9,8 +9,11 @@
 namespace ef::gst {
 
 const BackendTable &gl_table() {
-  static const std::vector<std::string> inputs = {"NV12", "I420", "YUY2", "UYVY", "RGBA", "BGRA",
-                                                  "RGBx", "BGRx", "RGB",  "BGR",  "GRAY8"};
+  static const std::vector<std::string> inputs = {
+      "NV12", "I420", "YUY2", "UYVY", "RGBA", "BGRA", "RGBx", "BGRx", "RGB", "BGR", "GRAY8",
+      // Deep sources as 16-bit textures (gl_layout.hpp).
+      "P010_10LE", "I420_10LE", "NV12_10LE40", "P012_LE", "P016_LE", "I420_12LE", "I422_10LE",
+      "I422_12LE", "Y444_10LE", "Y444_12LE", "Y444_16LE"};
   static const BackendTable table{
       "gl",
       {
