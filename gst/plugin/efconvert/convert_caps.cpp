@@ -332,6 +332,8 @@ GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *inc
   return fixate_output_caps(GST_PAD_SINK, incaps, made, turn);
 }
 
+namespace {
+
 std::string unread_formats(GstCaps *caps) {
   std::vector<std::string> unread;
   for (guint i = 0; caps && i < gst_caps_get_size(caps); ++i) {
@@ -356,7 +358,15 @@ std::string unread_formats(GstCaps *caps) {
   return text;
 }
 
-std::string unread_input_message(GstElement *element, const std::string &formats) {
+}  // namespace
+
+std::string refused_input_message(GstElement *element, GstCaps *caps) {
+  const std::string formats = unread_formats(caps);
+  GstVideoInfo info;
+  if (formats.empty())
+    return gst_caps_is_fixed(caps) && gst_video_info_from_caps(&info, caps)
+               ? interlace_problem(info)
+               : "";
   const auto inputs = inputs_in(FrameMemory::System);
   std::string list;
   for (const std::string &name : inputs)

@@ -53,12 +53,12 @@ std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps
 GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *incaps,
                               GstCaps *outcaps, GstVideoOrientationMethod turn);
 
-// The formats of `caps` (plain video caps; DMA_DRM names layouts, which
-// dma_drm_caps checks) that no backend reads in their memory, "P010_10BE,
-// NV16", or "" when every one is read.
-std::string unread_formats(GstCaps *caps);
-// "efconvert0 cannot convert P010_10BE frames: it reads NV12, I420, ...".
-std::string unread_input_message(GstElement *element, const std::string &formats);
+// Why efconvert takes no input of `caps` that the pads' caps would say:
+// formats no backend reads in their memory ("efconvert0 cannot convert
+// P010_10BE frames: it reads NV12, I420, ..."; DMA_DRM names layouts, which
+// dma_drm_caps checks), or, for fixed caps, fields one a buffer
+// (interlace.hpp); "" when neither.
+std::string refused_input_message(GstElement *element, GstCaps *caps);
 
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);

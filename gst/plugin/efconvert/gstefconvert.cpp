@@ -217,20 +217,19 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection 
 
 // Input in a format no backend reads (a decoder's 10-bit frames, before
 // efconvert read them) went unnamed: "not-negotiated" from upstream and
-// nothing from efconvert. A caps query that finds nothing logs the
-// formats and what efconvert reads; refused caps post it as a WARNING,
-// once per format set.
-void name_unread_input(GstElement *element, GstCaps *caps, bool post) {
-  const std::string formats = unread_formats(caps);
-  if (formats.empty())
+// nothing from efconvert. A caps query that finds nothing logs why (the
+// formats and what efconvert reads, or fields one a buffer); refused caps
+// post it as a WARNING, once per reason.
+void name_refused_input(GstElement *element, GstCaps *caps, bool post) {
+  const std::string message = refused_input_message(element, caps);
+  if (message.empty())
     return;
-  const std::string message = unread_input_message(element, formats);
   GST_WARNING_OBJECT(element, "%s; caps %" GST_PTR_FORMAT, message.c_str(), caps);
-  static const GQuark quark = g_quark_from_static_string("ef-unread-formats");
+  static const GQuark quark = g_quark_from_static_string("ef-refused-input");
   if (!post || g_strcmp0(static_cast<const char *>(g_object_get_qdata(G_OBJECT(element), quark)),
-                         formats.c_str()) == 0)
+                         message.c_str()) == 0)
     return;
-  g_object_set_qdata_full(G_OBJECT(element), quark, g_strdup(formats.c_str()), g_free);
+  g_object_set_qdata_full(G_OBJECT(element), quark, g_strdup(message.c_str()), g_free);
   GST_ELEMENT_WARNING(element, CORE, NEGOTIATION, ("%s", message.c_str()),
                       ("refused caps %" GST_PTR_FORMAT, caps));
 }
@@ -243,7 +242,7 @@ gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection dir
                                 drm_in()))
     return TRUE;
   if (direction == GST_PAD_SINK)
-    name_unread_input(GST_ELEMENT(trans), caps, true);
+    name_refused_input(GST_ELEMENT(trans), caps, true);
   return FALSE;
 }
 
@@ -569,7 +568,7 @@ gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction
     gst_query_parse_caps(query, &filter);
     gst_query_parse_caps_result(query, &answer);
     if (filter && answer && gst_caps_is_empty(answer))
-      name_unread_input(GST_ELEMENT(trans), filter, false);
+      name_refused_input(GST_ELEMENT(trans), filter, false);
   }
   return answered;
 }
