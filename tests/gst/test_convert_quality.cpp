@@ -4,7 +4,14 @@
 // reduction) and against each other: real decoder output (VP8, planes
 // padded as the decoder allocates them) at 1080p to 640x640 and at 2x, 3x,
 // 5x and 8x reductions, odd sizes, and chroma that must have the output's
-// full resolution at colour edges.
+// full resolution at colour edges; the same frame in the deep formats of
+// 10-bit decoders, within the same bounds; and a 10-bit ramp into float
+// tensors, which keep what lies between the 8-bit levels. A 10-bit
+// decode from a real encoder is test_deep_decode.cpp's.
+// <memory> before gstcheck.h: it brings the C++ streams, which declare a
+// fail() of their own.
+#include <memory>
+
 #include <gst/app/app.h>
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
@@ -212,11 +219,37 @@ GstVideoInfo rgb_info(int w, int h) {
 
 const char *const kReference = "videoconvert ! videoscale";
 
-// Each backend against the reference (and the two against each other when
-// both run), on the decoder's frames of `patterns`.
-void compare(bool gl) {
+// The decoded frame in `format` (GstVideoConverter: each 8-bit sample
+// widened), made once per format.
+const Frame &decoded_as(GstVideoFormat format) {
+  static std::vector<std::unique_ptr<Frame>> frames;
+  for (const auto &f : frames)
+    if (GST_VIDEO_INFO_FORMAT(&f->info) == format)
+      return *f;
   const Frame &in = decoded();
-  const char *const pattern = "decoded";
+  auto frame = std::make_unique<Frame>();
+  gst_video_info_set_format(&frame->info, format, GST_VIDEO_INFO_WIDTH(&in.info),
+                            GST_VIDEO_INFO_HEIGHT(&in.info));
+  frame->info.colorimetry = in.info.colorimetry;
+  frame->info.chroma_site = in.info.chroma_site;
+  frame->info.fps_n = in.info.fps_n, frame->info.fps_d = in.info.fps_d;
+  frame->buffer = gst_buffer_new_allocate(nullptr, frame->info.size, nullptr);
+  GstVideoFrame src, dst;
+  GstVideoInfo src_info = in.info;
+  fail_unless(gst_video_frame_map(&src, &src_info, in.buffer, GST_MAP_READ));
+  fail_unless(gst_video_frame_map(&dst, &frame->info, frame->buffer, GST_MAP_WRITE));
+  GstVideoConverter *c = gst_video_converter_new(&src_info, &frame->info, nullptr);
+  gst_video_converter_frame(c, &src, &dst);
+  gst_video_converter_free(c);
+  gst_video_frame_unmap(&dst);
+  gst_video_frame_unmap(&src);
+  frames.push_back(std::move(frame));
+  return *frames.back();
+}
+
+// Each backend against the reference (and the two against each other when
+// both run), on the frame `in` (`pattern` names it).
+void compare(bool gl, const Frame &in, const char *pattern) {
   {
     for (const Geometry &g : kGeometries) {
       const GstVideoInfo out = rgb_info(g.w, g.h);
@@ -342,23 +375,116 @@ GST_START_TEST(test_chroma_resolution_gl) {
 GST_END_TEST;
 
 GST_START_TEST(test_decoder_output_cpu) {
-  compare(false);
+  compare(false, decoded(), "decoded");
 }
 GST_END_TEST;
 
 GST_START_TEST(test_decoder_output_gl) {
-  compare(true);
+  compare(true, decoded(), "decoded");
+}
+GST_END_TEST;
+
+// The decoder's frame in the formats 10-bit decoders give: within the
+// bounds the 8-bit frame meets.
+constexpr GstVideoFormat kDeepFormats[] = {GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE,
+                                           GST_VIDEO_FORMAT_NV12_10LE40};
+
+GST_START_TEST(test_deep_decoder_output_cpu) {
+  for (GstVideoFormat format : kDeepFormats)
+    compare(false, decoded_as(format), gst_video_format_to_string(format));
+}
+GST_END_TEST;
+
+GST_START_TEST(test_deep_decoder_output_gl) {
+  for (GstVideoFormat format : kDeepFormats)
+    compare(true, decoded_as(format), gst_video_format_to_string(format));
+}
+GST_END_TEST;
+
+namespace {
+
+// A horizontal ramp of `codes` luma codes from 64 on (limited-range BT.709,
+// neutral chroma) `rows` high, in `format`: 10 bits (P010) or 8 (NV12, the
+// same ramp rounded to bytes).
+GstBuffer *luma_ramp(GstVideoFormat format, int codes, int rows, GstVideoInfo &info) {
+  gst_video_info_set_format(&info, format, guint(codes), guint(rows));
+  gst_video_colorimetry_from_string(&info.colorimetry, "bt709");
+  GstBuffer *buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+  GstVideoFrame f;
+  fail_unless(gst_video_frame_map(&f, &info, buf, GST_MAP_WRITE));
+  const bool deep = format != GST_VIDEO_FORMAT_NV12;
+  for (guint p = 0; p < 2; ++p)
+    for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, p); ++y) {
+      auto *row = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, p)) +
+                  y * GST_VIDEO_FRAME_PLANE_STRIDE(&f, p);
+      for (int x = 0; x < codes; ++x) {  // plane 1: U, V alternating, neutral
+        const double code = p == 0 ? 64 + x : 512;
+        if (deep)
+          reinterpret_cast<guint16 *>(row)[x] = guint16(int(code) << 6);
+        else
+          row[x] = guint8(std::lround(code / 4));
+      }
+    }
+  gst_video_frame_unmap(&f);
+  return buf;
+}
+
+}  // namespace
+
+// A 10-bit ramp (876 luma codes, a quarter of an 8-bit level apart) into a
+// float32 tensor through the element: the values lie between the 8-bit
+// levels, within 0.01 of the exact value of each code, where the same ramp
+// rounded to 8 bits (NV12) is up to half a level off, each value a level.
+GST_START_TEST(test_deep_ramp_tensor) {
+  constexpr int kCodes = 876, kRows = 4;
+  double worst[2] = {0, 0};
+  size_t between[2] = {0, 0};
+  const GstVideoFormat formats[2] = {GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_NV12};
+  for (int k = 0; k < 2; ++k) {
+    GstVideoInfo info;
+    GstBuffer *ramp = luma_ramp(formats[k], kCodes, kRows, info);
+    GstHarness *h = gst_harness_new_parse("efconvert backend=cpu letterbox=false");
+    gst_harness_set_caps(h, gst_video_info_to_caps(&info),
+                         gst_caps_from_string("other/tensors,format=static,num_tensors=1,"
+                                              "types=float32,dimensions=3:876:4:1,framerate=0/1"));
+    fail_unless_equals_int(gst_harness_push(h, ramp), GST_FLOW_OK);
+    GstBuffer *tensor = gst_harness_pull(h);
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(tensor, &map, GST_MAP_READ));
+    fail_unless_equals_uint64(map.size, guint64(kCodes) * kRows * 3 * sizeof(float));
+    const auto *v = reinterpret_cast<const float *>(map.data);
+    for (gsize i = 0; i < map.size / sizeof(float); ++i) {
+      const double exact = int(i / 3 % kCodes) * 255.0 / 876;
+      worst[k] = std::max(worst[k], std::abs(v[i] - exact));
+      between[k] += std::abs(v[i] - std::round(v[i])) > 0.1;
+    }
+    gst_buffer_unmap(tensor, &map);
+    gst_buffer_unref(tensor);
+    gst_harness_teardown(h);
+  }
+  std::printf(
+      "10-bit ramp to float32: within %.4f of the exact values, %zu of %d between 8-bit "
+      "levels; the ramp in 8 bits: within %.3f, %zu between\n",
+      worst[0], between[0], kCodes * kRows * 3, worst[1], between[1]);
+  fail_unless(worst[0] < 0.01, "P010: %.4f from the exact values", worst[0]);
+  fail_unless(between[0] > size_t(kCodes * kRows * 3) / 2, "P010: %zu between levels", between[0]);
+  // The control: the test can tell 8 bits from 10.
+  fail_unless(worst[1] > 0.3 && between[1] == 0, "NV12: %.3f, %zu between levels", worst[1],
+              between[1]);
 }
 GST_END_TEST;
 
 static Suite *quality_suite() {
   Suite *s = suite_create("convert_quality");
   TCase *tc = tcase_create("quality");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_chroma_resolution_cpu);
   tcase_add_test(tc, test_chroma_resolution_gl);
   tcase_add_test(tc, test_decoder_output_cpu);
   tcase_add_test(tc, test_decoder_output_gl);
+  tcase_add_test(tc, test_deep_decoder_output_cpu);
+  tcase_add_test(tc, test_deep_decoder_output_gl);
+  tcase_add_test(tc, test_deep_ramp_tensor);
   suite_add_tcase(s, tc);
   return s;
 }

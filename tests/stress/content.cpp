@@ -114,6 +114,19 @@ GstBuffer *ramp_frame_in_fd(int fd, const GstVideoInfo &info, uint32_t phase) {
 }
 
 GstBuffer *reference(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out) {
+  // GstVideoConverter's 16-bit scaler gives garbage from some sizes (P010
+  // 3x3 to 9x1 on 1.22): a deep source is scaled from AYUV of its own size.
+  const bool deep = GST_VIDEO_FORMAT_INFO_DEPTH(in_info.finfo, 0) > 8;
+  if (deep && (in_info.width != out.width || in_info.height != out.height)) {
+    GstVideoInfo ayuv;
+    gst_video_info_set_format(&ayuv, GST_VIDEO_FORMAT_AYUV, guint(in_info.width),
+                              guint(in_info.height));
+    ayuv.colorimetry = in_info.colorimetry;
+    GstBuffer *same_size = reference(in, in_info, ayuv);
+    GstBuffer *want = reference(same_size, ayuv, out);
+    gst_buffer_unref(same_size);
+    return want;
+  }
   GstBuffer *want = gst_buffer_new_allocate(nullptr, out.size, nullptr);
   GstVideoFrame src, dst;
   GstVideoInfo in_copy = in_info, out_copy = out;

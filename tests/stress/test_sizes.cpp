@@ -122,18 +122,42 @@ const std::vector<Size> &output_sizes() {
 // each converted to RGB at its own size.
 const std::vector<Size> &input_sizes() {
   static const std::vector<Size> sizes = {
-      {GST_VIDEO_FORMAT_NV12, 33, 17},  {GST_VIDEO_FORMAT_NV12, 1, 1},
-      {GST_VIDEO_FORMAT_I420, 7, 5},    {GST_VIDEO_FORMAT_I420, 1, 4095},
-      {GST_VIDEO_FORMAT_YUY2, 1, 1},    {GST_VIDEO_FORMAT_YUY2, 1, 2},
-      {GST_VIDEO_FORMAT_YUY2, 1, 4095}, {GST_VIDEO_FORMAT_YUY2, 3, 3},
-      {GST_VIDEO_FORMAT_UYVY, 1, 1},    {GST_VIDEO_FORMAT_UYVY, 1, 2},
-      {GST_VIDEO_FORMAT_UYVY, 1, 4095}, {GST_VIDEO_FORMAT_UYVY, 5, 3},
-      {GST_VIDEO_FORMAT_RGB, 7, 5},     {GST_VIDEO_FORMAT_BGR, 13, 3},
-      {GST_VIDEO_FORMAT_RGBA, 50, 20},  {GST_VIDEO_FORMAT_BGRx, 5, 3},
-      {GST_VIDEO_FORMAT_GRAY8, 13, 7},  {GST_VIDEO_FORMAT_NV12, 4095, 2},
+      {GST_VIDEO_FORMAT_NV12, 33, 17},
+      {GST_VIDEO_FORMAT_NV12, 1, 1},
+      {GST_VIDEO_FORMAT_I420, 7, 5},
+      {GST_VIDEO_FORMAT_I420, 1, 4095},
+      {GST_VIDEO_FORMAT_YUY2, 1, 1},
+      {GST_VIDEO_FORMAT_YUY2, 1, 2},
+      {GST_VIDEO_FORMAT_YUY2, 1, 4095},
+      {GST_VIDEO_FORMAT_YUY2, 3, 3},
+      {GST_VIDEO_FORMAT_UYVY, 1, 1},
+      {GST_VIDEO_FORMAT_UYVY, 1, 2},
+      {GST_VIDEO_FORMAT_UYVY, 1, 4095},
+      {GST_VIDEO_FORMAT_UYVY, 5, 3},
+      {GST_VIDEO_FORMAT_RGB, 7, 5},
+      {GST_VIDEO_FORMAT_BGR, 13, 3},
+      {GST_VIDEO_FORMAT_RGBA, 50, 20},
+      {GST_VIDEO_FORMAT_BGRx, 5, 3},
+      {GST_VIDEO_FORMAT_GRAY8, 13, 7},
+      {GST_VIDEO_FORMAT_NV12, 4095, 2},
+      // Deep sources (16-bit words, or NV12_10LE40's 10 bits packed): odd
+      // sizes, 1-pixel sides; padded by 3 bytes their words lie on odd
+      // addresses.
+      {GST_VIDEO_FORMAT_P010_10LE, 33, 17},
+      {GST_VIDEO_FORMAT_P010_10LE, 1, 1},
+      {GST_VIDEO_FORMAT_P010_10LE, 4095, 2},
+      {GST_VIDEO_FORMAT_I420_10LE, 7, 5},
+      {GST_VIDEO_FORMAT_I420_10LE, 1, 4095},
+      {GST_VIDEO_FORMAT_NV12_10LE40, 33, 17},
+      {GST_VIDEO_FORMAT_NV12_10LE40, 1, 1},
+      {GST_VIDEO_FORMAT_NV12_10LE40, 4095, 2},
+      {GST_VIDEO_FORMAT_I422_10LE, 5, 3},
+      {GST_VIDEO_FORMAT_Y444_12LE, 13, 7},
+      {GST_VIDEO_FORMAT_P016_LE, 3, 3},
   };
   return sizes;
 }
+
 
 // A system-memory pool downstream is the control (every size worked there):
 // a few sizes of each kind, no input variants.
@@ -143,13 +167,24 @@ bool in_control_subset(const Size &s) {
          s.format != GST_VIDEO_FORMAT_RGB;
 }
 
+// Outputs from a deep camera (P010, as NVDEC and VA decode 10-bit video):
+// the sweep's hard sizes of each kind.
+bool in_deep_subset(const Size &s) {
+  return in_control_subset(s) && !(s.width == 24 || s.width == 10);
+}
+
 void add_convert_cases(const std::string &group, const std::string &element_text,
                        bool system_pool) {
   const GstVideoInfo camera = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
-  for (const Size &out : output_sizes())
+  const GstVideoInfo deep_camera = video_info(GST_VIDEO_FORMAT_P010_10LE, 320, 240);
+  for (const Size &out : output_sizes()) {
     if (!system_pool || in_control_subset(out))
       add(group + "/out_" + name_of(out.format, out.width, out.height),
           [=] { convert_case(element_text, camera, Memory::Memfd, out, system_pool); });
+    if (!system_pool && in_deep_subset(out))
+      add(group + "/out_p010_" + name_of(out.format, out.width, out.height),
+          [=] { convert_case(element_text, deep_camera, Memory::Memfd, out, system_pool); });
+  }
   for (const Size &in : input_sizes()) {
     if (system_pool)
       break;
@@ -268,6 +303,23 @@ void tensor_case(const GstVideoInfo &in, const TensorSize &t) {
 // none here.
 void add_tensor_cases(const std::string &group) {
   const GstVideoInfo camera = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  // From deep cameras the tensor is made from floats, not bytes
+  // (cpu_deep.hpp): every type and layout, a few sizes.
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE})
+    for (const char *type : {"float32", "float16", "uint8", "int8"})
+      for (int shape = 0; shape < 3; ++shape)
+        for (auto [w, h] : {std::pair{224u, 224u}, std::pair{7u, 5u}, std::pair{1u, 1u}}) {
+          const TensorSize t{type, shape == 1, shape == 2, w, h};
+          if (t.nchw && w == 1)
+            continue;
+          const GstVideoInfo deep = video_info(format, 320, 240);
+          add(group + "/tensor_" + gst_video_format_to_string(format) + "_" + type +
+                  (shape == 1   ? "_nchw_"
+                   : shape == 2 ? "_gray_"
+                                : "_nhwc_") +
+                  std::to_string(w) + "x" + std::to_string(h),
+              [=] { tensor_case(deep, t); });
+        }
   const std::pair<guint, guint> sizes[] = {{224, 224}, {7, 5},   {1, 1},  {4095, 1},
                                            {1, 4095},  {33, 17}, {17, 9}, {300, 299}};
   for (const char *type : {"float32", "float16", "uint8", "int8"})
