@@ -21,6 +21,8 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-gl
+  # 10-bit decodes in the tests: avdec_h265 for x265enc's Main10 (plugins-bad)
+  gstreamer1.0-libav
   # GL, EGL and Vulkan
   libegl-dev libgles-dev libvulkan-dev vulkan-validationlayers glslang-tools
   # CPU conversion and scaling

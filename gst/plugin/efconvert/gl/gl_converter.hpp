@@ -54,7 +54,8 @@ struct ByteTarget {
   GstVideoFormat video_format() const;
 };
 
-// Inputs: NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8.
+// Inputs: NV12, I420, YUY2, UYVY, RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8, and the
+// deep formats of gl_layout.hpp (P010_10LE, I420_10LE, ...) as 16-bit textures.
 // Outputs: RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, RGBP, BGRP.
 //
 // What comes out:
