@@ -46,8 +46,9 @@ DeepMatrix deep_matrix(GstVideoColorMatrix matrix, GstVideoColorRange range, int
   return m;
 }
 
-EF_VECTORIZE void deep_row(const Image &image, const DeepMatrix &m, int r, int width, bool gray,
-                           float *const out[3]) {
+EF_VECTORIZE void deep_row(const Image &image, const DeepMatrix &matrix, int r, int width,
+                           bool gray, float *const out[3]) {
+  const DeepMatrix m = matrix;  // a copy no store can alias: kept in registers
   const uint16_t *y = samples(image.planes[0], r);
   if (image.layout == Layout::Gray) {
     // Y' as stored: its high byte and what lies below it.
@@ -55,21 +56,29 @@ EF_VECTORIZE void deep_row(const Image &image, const DeepMatrix &m, int r, int w
       out[0][x] = clamp255(float(y[x]) * (1.0f / 256));
     return;
   }
-  const uint16_t *u = samples(image.planes[1], r);
-  const uint16_t *v = samples(image.planes[2], r);
-  float *const o0 = out[0], *const o1 = out[1], *const o2 = out[2];
+  const uint16_t *__restrict u = samples(image.planes[1], r);
+  const uint16_t *__restrict v = samples(image.planes[2], r);
+  float *__restrict const o0 = out[0];
+  float *__restrict const o1 = out[1];
+  float *__restrict const o2 = out[2];
+  // Two loops, each one the compiler vectorizes: luma alone, or colour.
+  if (gray) {
+    for (int x = 0; x < width; ++x) {
+      const float l = float(y[x]) * m.y_scale + m.y_offset;
+      const float cb = float(u[x]) * m.c_scale + m.c_offset;
+      const float cr = float(v[x]) * m.c_scale + m.c_offset;
+      const float red = l + m.rv * cr, green = l + m.gu * cb + m.gv * cr, blue = l + m.bu * cb;
+      o0[x] = clamp255(kGray[0] * red + kGray[1] * green + kGray[2] * blue);
+    }
+    return;
+  }
   for (int x = 0; x < width; ++x) {
     const float l = float(y[x]) * m.y_scale + m.y_offset;
     const float cb = float(u[x]) * m.c_scale + m.c_offset;
     const float cr = float(v[x]) * m.c_scale + m.c_offset;
-    const float red = l + m.rv * cr, green = l + m.gu * cb + m.gv * cr, blue = l + m.bu * cb;
-    if (gray) {
-      o0[x] = clamp255(kGray[0] * red + kGray[1] * green + kGray[2] * blue);
-    } else {
-      o0[x] = clamp255(red);
-      o1[x] = clamp255(green);
-      o2[x] = clamp255(blue);
-    }
+    o0[x] = clamp255(l + m.rv * cr);
+    o1[x] = clamp255(l + m.gu * cb + m.gv * cr);
+    o2[x] = clamp255(l + m.bu * cb);
   }
 }
 
