@@ -1215,6 +1215,34 @@ START_TEST(test_timing) {
                 ms, cpu_ms);
     fail_unless(ms < 200.0, "%.1f ms a frame", ms);
   }
+  // Tiny outputs: an output pixel's box costs a quarter of its footprint
+  // in gathers, one invocation each (a whole frame into one pixel: one
+  // invocation's loop).
+  for (const auto &[w, h] : {std::pair{1u, 1u}, std::pair{7u, 5u}, std::pair{64u, 64u}}) {
+    const Case tiny{GST_VIDEO_FORMAT_NV12, 1920, 1080, GST_VIDEO_FORMAT_RGB, w, h};
+    const GstVideoInfo out = video_info(tiny.out_format, w, h);
+    const ConvertParams params = plan(tiny, in);
+    auto small = make_converter(gl, in, out);
+    ByteTarget small_target = byte_target(out, 0);
+    TestTexture small_texture(gl, small_target.width(), small_target.rows,
+                              small_target.texel_bytes == 4);
+    small_target.texture = small_texture.texture();
+    double ms = 1e9;
+    gl.run([&] {
+      auto once = [&] {
+        fail_unless(small->render_bytes(uploaded.textures(), small_target, params).ok());
+        gl.gl()->Finish();
+      };
+      once();
+      for (int batch = 0; batch < 3; ++batch) {
+        const gint64 start = g_get_monotonic_time();
+        once();
+        ms = std::min(ms, double(g_get_monotonic_time() - start) / 1000.0);
+      }
+    });
+    std::printf("1080p NV12 -> %ux%u RGB: %.2f ms/frame\n", w, h, ms);
+    fail_unless(ms < 2000.0, "%.1f ms a frame", ms);
+  }
 }
 END_TEST
 
