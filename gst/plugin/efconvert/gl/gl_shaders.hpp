@@ -18,8 +18,9 @@
 //   BOX            a box over each output pixel's footprint (gl_layout.hpp
 //                  kBoxFrom) along the source axes where BOX_X, BOX_Y (the
 //                  luma or whole pixels) and BOX_CX, BOX_CY (chroma, in its
-//                  own samples) are not 0: that many bilinear samples, a
-//                  number or u_box's (a count past what is worth unrolling)
+//                  own samples) are not 0: that many steps of two texels,
+//                  a number or u_box's (a count past what is worth
+//                  unrolling)
 //   COMPUTE        a compute shader over the texels of u_origin..u_end,
 //                  writing image units 0 (and 1, 2 with PLANES): RGBA8
 //                  texels only (TEXEL_BYTES 4), whole texels only; with
@@ -223,9 +224,9 @@ vec4 fetch(vec2 centre) {
 // A strong reduction: the mean of the source over the output pixel's
 // footprint, a rectangle along the source's axes (the map turns it with the
 // content), its edges cutting texels, which weigh what it covers of them.
-// Two neighbouring texels a sample: one bilinear fetch at the point between
-// them that weighs them so. An axis without a box (count 0) takes one
-// bilinear sample at the footprint's centre.
+// Texels two by two along each axis, a 2x2 block a step (pair_sum). An
+// axis without a box (count 0) takes one bilinear sample at the
+// footprint's centre.
 uniform vec2 u_half;   // half the footprint in source pixels, along source x and y
 uniform vec4 u_edges;  // the crop's edges in source pixels: x0, y0, x1, y1
 uniform ivec4 u_box;   // the counts BOX_* name here: luma x, y, chroma x, y
