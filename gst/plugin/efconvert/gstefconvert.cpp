@@ -822,7 +822,7 @@ void install_properties(GObjectClass *object_class) {
           "Where conversions run. auto decides per caps from what a frame costs: GL for GL "
           "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
           "or would upload and read back every frame, else the faster of both timed on the "
-          "first frames (backend-reason says why)",
+          "first frame, which leaves as its conversion (backend-reason says why)",
           GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property(

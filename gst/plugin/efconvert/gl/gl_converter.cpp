@@ -79,42 +79,22 @@ struct Glsl {
 // Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
 // bytes a texel, else R8; kCompute the compute shader of the variant.
 constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8, kCompute = 1u << 24;
-// Taps of the downscaling filter, from bit kTapsShift on four bits each:
-// luma x, luma y, chroma x, chroma y. A program of constant loop bounds per
-// footprint.
-constexpr unsigned kTapsShift = 4;
+// The box's samples along each source axis (gl_layout.hpp box_samples),
+// from bit kBoxShift on four bits each: luma x, luma y, chroma x, chroma y.
+// 0: a point sample; up to kUnrolled, a constant bound (the loops unroll);
+// kDynamic: the count in a uniform, for the long loops of strong
+// reductions, which one program serves whatever their length.
+constexpr unsigned kBoxShift = 4, kUnrolled = 4, kDynamic = 15;
 
-unsigned taps_variant(const std::array<guint, 4> &taps) {
+unsigned box_variant(const std::array<guint, 4> &samples) {
   unsigned v = 0;
   for (unsigned i = 0; i < 4; ++i)
-    v |= (taps[i] - 1) << (kTapsShift + 4 * i);
+    v |= (samples[i] > kUnrolled ? kDynamic : samples[i]) << (kBoxShift + 4 * i);
   return v;
 }
 
-guint tap_count(unsigned variant, unsigned i) {
-  return (variant >> (kTapsShift + 4 * i) & 15) + 1;
-}
-
-// A GLSL float literal, whatever the C locale's decimal point.
-std::string glsl_float(double v) {
-  char text[32];
-  g_ascii_formatd(text, sizeof text, "%.9f", v);
-  return text;
-}
-
-// NAME_O and NAME_W: the offsets and weights of `n` taps of `kernel`, as
-// GLSL arrays of kMaxTaps (the rest 0).
-std::string tap_arrays(const char *name, guint n, const gl::TapKernel &kernel) {
-  const std::vector<gl::Tap> taps = gl::tap_weights(n, kernel);
-  std::string offsets, weights;
-  for (guint i = 0; i < gl::kMaxTaps; ++i) {
-    const char *sep = i ? ", " : "";
-    offsets += sep + glsl_float(i < n ? taps[i].offset : 0.0);
-    weights += sep + glsl_float(i < n ? taps[i].weight : 0.0);
-  }
-  const std::string array = " float[" + std::to_string(gl::kMaxTaps) + "](";
-  return std::string("#define ") + name + "_O" + array + offsets + ")\n#define " + name + "_W" +
-         array + weights + ")\n";
+unsigned box_field(unsigned variant, unsigned i) {
+  return variant >> (kBoxShift + 4 * i) & 15;
 }
 
 constexpr guint kMaxSourceTextures = 3;
@@ -252,7 +232,7 @@ class GlConverterImpl final : public GlConverter {
   bool storable(const Target &target) const;
   bool copyable(guint texture) const;
   std::string defines(unsigned variant) const;
-  std::array<guint, 4> taps(const gl::Geometry &g) const;
+  std::array<guint, 4> box(const gl::Geometry &g) const;
   Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                      const ConvertParams &params) const;
   Result<void> render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, const Target &target,
@@ -260,7 +240,8 @@ class GlConverterImpl final : public GlConverter {
   Result<void> attach(const std::array<guint, 3> &textures, guint n);
   void detach(guint n);
   void bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src);
-  void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
+  void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g,
+                           const std::array<guint, 4> &samples);
   void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                           const gl::ByteRows &rows);
   void draw(const Target &target, guint plane, const Box &box, const Pass *pass);
@@ -378,8 +359,10 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   if (glsl_.gather)  // every context with compute shaders has it
     d += "#define GATHER\n";
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
-  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
-                          : "#define LUMA g\n#define CHROMA r\n";
+  if (source_.kind == gl::SourceKind::Direct && source_.yuv)
+    d += "#define ONE_CHANNEL\n";  // GRAY8: Y alone
+  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n#define LUMA_COMPONENT 0\n"
+                          : "#define LUMA g\n#define CHROMA r\n#define LUMA_COMPONENT 1\n";
   d += "#define BPP " + std::to_string(output_.planes[0].bytes_per_pixel) + "\n";
   d += std::string("#define TEXEL_BYTES ") + (variant & kQuad ? "4" : "1") + "\n";
   if (variant & kNearest)
@@ -388,12 +371,15 @@ std::string GlConverterImpl::defines(unsigned variant) const {
     d += "#define FILL\n";
   if (variant & kPlanes)
     d += "#define PLANES\n";
-  static constexpr const char *kTaps[] = {"TAPS_X", "TAPS_Y", "CTAPS_X", "CTAPS_Y"};
-  if (variant >> kTapsShift) {
-    for (unsigned i = 0; i < 4; ++i)
-      d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
-    for (unsigned i = 0; i < 4; ++i)
-      d += tap_arrays(kTaps[i], tap_count(variant, i), i < 2 ? gl::kLumaKernel : gl::kChromaKernel);
+  static constexpr const char *kBox[] = {"BOX_X", "BOX_Y", "BOX_CX", "BOX_CY"};
+  static constexpr const char *kDynamicCount[] = {"u_box.x", "u_box.y", "u_box.z", "u_box.w"};
+  if (variant & (0xffffu << kBoxShift)) {
+    d += "#define BOX\n";
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned n = box_field(variant, i);
+      d += std::string("#define ") + kBox[i] + " " +
+           (n == kDynamic ? kDynamicCount[i] : std::to_string(n)) + "\n";
+    }
   }
   return d;
 }
@@ -567,20 +553,20 @@ void GlConverterImpl::bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES>
   }
 }
 
-// Luma's taps, and chroma's from its own samples under the footprint
-// (fewer where it is subsampled).
-std::array<guint, 4> GlConverterImpl::taps(const gl::Geometry &g) const {
+// The box's samples along source x and y: luma's (or whole pixels'), and
+// chroma's in its own samples, fewer where it is subsampled.
+std::array<guint, 4> GlConverterImpl::box(const gl::Geometry &g) const {
   if (g.nearest)
-    return {1, 1, 1, 1};
-  const bool subsampled =
-      source_.kind == gl::SourceKind::SemiPlanar || source_.kind == gl::SourceKind::Planar;
-  const double sx = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_W_SUB(in_.finfo, 1) : 1;
-  const double sy = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
-  // The map may turn: output x runs along source y where it does.
-  const bool turned = std::fabs(g.map_x[1]) > std::fabs(g.map_x[0]);
-  return {g.taps[0], g.taps[1],
-          gl::taps_for(g.reduction[0] / (turned ? sy : sx), gl::kChromaKernel),
-          gl::taps_for(g.reduction[1] / (turned ? sx : sy), gl::kChromaKernel)};
+    return {0, 0, 0, 0};
+  const bool yuv = source_.kind != gl::SourceKind::Direct;
+  const double sx = yuv ? 1 << GST_VIDEO_FORMAT_INFO_W_SUB(in_.finfo, 1) : 1;
+  const double sy = yuv ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
+  // Chroma takes the box wherever luma does: the same footprint, however
+  // few of its own samples that covers.
+  const bool bx = gl::takes_box(g.footprint[0]), by = gl::takes_box(g.footprint[1]);
+  return {bx ? gl::box_samples(g.footprint[0]) : 0, by ? gl::box_samples(g.footprint[1]) : 0,
+          bx && yuv ? gl::box_samples(g.footprint[0] / sx) : 0,
+          by && yuv ? gl::box_samples(g.footprint[1] / sy) : 0};
 }
 
 Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
@@ -592,9 +578,10 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   const bool computing = storable(target);
   // Planes in textures of their own are drawn in one pass.
   const bool one_pass = target.apart && output_.n_planes > 1;
-  auto content = pass(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) |
-                          taps_variant(taps(geometry)),
-                      computing);
+  const std::array<guint, 4> samples = box(geometry);
+  auto content = pass(
+      base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) | box_variant(samples),
+      computing);
   if (!content)
     return content.error();
   auto fill = pass(base | kFill, computing);
@@ -613,7 +600,7 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 
   content->each([&](GstGLShader *shader) {
     gst_gl_shader_use(shader);
-    set_source_uniforms(shader, geometry);
+    set_source_uniforms(shader, geometry, samples);
   });
   const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
   const GstVideoRectangle &c = params.content;
@@ -710,7 +697,8 @@ void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &targ
   gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
 }
 
-void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometry &g) {
+void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometry &g,
+                                          const std::array<guint, 4> &samples) {
   for (guint p = 0; p < kMaxSourceTextures; ++p)
     gst_gl_shader_set_uniform_1i(shader, ("u_tex" + std::to_string(p)).c_str(), gint(p));
   // GstGL's textures: plane 0 has the frame's size (YUY2's RG8 too), the
@@ -726,6 +714,12 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
   gst_gl_shader_set_uniform_2fv(shader, "u_map_y", 1, g.map_y.data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_o", 1, g.map_o.data());
   gst_gl_shader_set_uniform_4fv(shader, "u_clamp", 1, g.clamp.data());
+  // The box's (uniforms a program without it does not have are ignored).
+  gst_gl_shader_set_uniform_2f(shader, "u_half", float(g.footprint[0] / 2),
+                               float(g.footprint[1] / 2));
+  gst_gl_shader_set_uniform_4fv(shader, "u_edges", 1, g.edges.data());
+  gst_gl_shader_set_uniform_4i(shader, "u_box", gint(samples[0]), gint(samples[1]),
+                               gint(samples[2]), gint(samples[3]));
 }
 
 // The GLSL to write for this context: ES 3.00 on GLES 3.0, 3.30 on desktop
