@@ -24,6 +24,12 @@ std::string check_frame(GstVideoFrame *frame, uint32_t seed);
 // The same on a whole buffer laid out as `info` (GstVideoMeta honoured).
 std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed);
 
+// Every visible byte of `out` (laid out as `info`, 1:1 with the source)
+// against the RGBA frame of `seed`'s pattern that efconvert converted:
+// empty when all are right, else the first wrong one. GRAY8 as the BT.601
+// luma of the source's R'G'B', within 1.
+std::string check_from_rgba(GstBuffer *out, const GstVideoInfo &info, uint32_t seed);
+
 // PSNR in dB over the visible bytes of two frames of one format and size
 // (strides may differ); infinity when they are equal.
 double frame_psnr(GstVideoFrame *a, GstVideoFrame *b);
@@ -45,6 +51,19 @@ GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed);
 // fds the caller closes: fd memory that names no buffer and cannot be mapped.
 // nullptr when no pipe can be made.
 GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]);
+
+// Files that are no buffer, as a frame's fd: /dev/null (a character device:
+// every frame in it has the same inode), a regular file on disk that holds
+// a real frame (the pattern of the seed), and a pipe's read end.
+enum class NotABuffer { DevNull, DiskFile, Pipe };
+inline constexpr NotABuffer kNotABuffer[] = {NotABuffer::DevNull, NotABuffer::DiskFile,
+                                             NotABuffer::Pipe};
+struct NotABufferFrame {
+  GstBuffer *buffer = nullptr;  // one GstFdMemory of info.size bytes, owning the fd; video meta
+  std::string says;             // what a refusal must say: "plane 0's fd N is a pipe (pipe:["
+};
+// The disk file is made in the working folder (a build folder), unlinked.
+NotABufferFrame not_a_buffer_frame(NotABuffer kind, const GstVideoInfo &info, uint32_t seed);
 
 // Caps of `info` in system memory (features == nullptr) or with a feature;
 // memory:DMABuf caps in the DMA_DRM form on GStreamer 1.24 and later.

@@ -21,6 +21,7 @@
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/frame_fds.hpp"
 #include "common/frame_layout.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
@@ -288,6 +289,9 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (auto fds = check_frame_fds(in, *layout); !fds)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot read the input frame: " + fds.error().message);
   const Settings settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
   if (!params)
