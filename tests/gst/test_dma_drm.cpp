@@ -304,17 +304,18 @@ namespace {
 // dma-buf export (llvmpipe) it still negotiates, and wraps fd -1.
 // What the fd of a frame's memory is, judged here independently of ef's own
 // rule: "" for a dma-buf (DMA_BUF_MAGIC) or memfd that holds the memory's
-// bytes, else why not. gldownload on some drivers hands out fd 0, which in a
-// test process is /dev/null: not -1, but no buffer either.
+// bytes, else what it is ("its buffers carry ..."). gldownload on Debian
+// forky (GStreamer 1.28, llvmpipe) hands out fd 0, which in a test process is
+// /dev/null: not -1, but no buffer either.
 std::string unusable_fd(GstMemory *mem) {
   if (!gst_is_fd_memory(mem))
-    return "its memory is not fd memory";
+    return "memory that is not fd memory";
   const int fd = gst_fd_memory_get_fd(mem);
   const std::string name = "fd " + std::to_string(fd);
   struct stat st;
   struct statfs sfs;
   if (fd < 0 || fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0)
-    return name + " is not an open file";
+    return name + ", not an open file";
   char link[256] = "";
   const ssize_t n =
       readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link, sizeof link - 1);
@@ -323,10 +324,10 @@ std::string unusable_fd(GstMemory *mem) {
   const bool dmabuf = sfs.f_type == 0x444d4142;  // DMA_BUF_MAGIC
   const bool memfd = S_ISREG(st.st_mode) && std::string(link).rfind("/memfd:", 0) == 0;
   if (!dmabuf && !memfd)
-    return name + " (" + link + ") is neither a dma-buf nor a memfd";
+    return name + " (" + link + "), neither a dma-buf nor a memfd";
   if (st.st_size < off_t(mem->offset + mem->size))
-    return name + " (" + link + ") has " + std::to_string(st.st_size) + " bytes, its memory " +
-           std::to_string(mem->offset + mem->size);
+    return name + " (" + link + ") of " + std::to_string(st.st_size) + " bytes, " +
+           std::to_string(mem->offset + mem->size) + " in its memory";
   return "";
 }
 
