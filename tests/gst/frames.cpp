@@ -139,11 +139,26 @@ int make_memfd(const char *name, gsize size) {
   return fd;
 }
 
-static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
+static GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
   gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                  GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
                                  GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
                                  const_cast<gint *>(info.stride));
+  return buffer;
+}
+
+// One GstFdMemory of info.size bytes over `fd`, with its video meta; unfilled.
+static GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags) {
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
+  gst_object_unref(alloc);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return with_meta(buffer, info);
+}
+
+// Writes the pattern of `seed` into a buffer that has its video meta.
+static GstBuffer *filled(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
   GstVideoFrame frame;
   GstVideoInfo copy = info;
   if (gst_video_frame_map(&frame, &copy, buffer, GST_MAP_WRITE)) {
@@ -154,12 +169,7 @@ static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t
 }
 
 static GstBuffer *wrap_fd(int fd, const GstVideoInfo &info, uint32_t seed, GstFdMemoryFlags flags) {
-  GstAllocator *alloc = gst_fd_allocator_new();
-  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
-  gst_object_unref(alloc);
-  GstBuffer *buffer = gst_buffer_new();
-  gst_buffer_append_memory(buffer, mem);
-  return fill_new(buffer, info, seed);
+  return filled(fd_buffer(fd, info, flags), info, seed);
 }
 
 GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed) {
@@ -228,20 +238,12 @@ NotABufferFrame not_a_buffer_frame(NotABuffer kind, const GstVideoInfo &info, ui
     }
   }
   g_assert_cmpint(fd, >=, 0);
-  GstAllocator *alloc = gst_fd_allocator_new();
-  GstBuffer *buffer = gst_buffer_new();
-  gst_buffer_append_memory(buffer,
-                           gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_NONE));
-  gst_object_unref(alloc);
-  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
-                                 GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
-                                 GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
-                                 const_cast<gint *>(info.stride));
-  return {buffer, "plane 0's fd " + std::to_string(fd) + " is " + what};
+  return {fd_buffer(fd, info, GST_FD_MEMORY_FLAG_NONE),
+          "plane 0's fd " + std::to_string(fd) + " is " + what};
 }
 
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
-  return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
+  return filled(with_meta(gst_buffer_new_allocate(nullptr, info.size, nullptr), info), info, seed);
 }
 
 void write_frame_to_fd(int fd, const GstVideoInfo &info, uint32_t seed) {
