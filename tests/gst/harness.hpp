@@ -5,6 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
