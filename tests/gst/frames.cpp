@@ -139,7 +139,7 @@ int make_memfd(const char *name, gsize size) {
   return fd;
 }
 
-static GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
+GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
   gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                  GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
                                  GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
@@ -147,8 +147,7 @@ static GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
   return buffer;
 }
 
-// One GstFdMemory of info.size bytes over `fd`, with its video meta; unfilled.
-static GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags) {
+GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags) {
   GstAllocator *alloc = gst_fd_allocator_new();
   GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
   gst_object_unref(alloc);

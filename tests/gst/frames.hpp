@@ -3,6 +3,7 @@
 // known contents, and exact comparisons of what comes out.
 #pragma once
 
+#include <gst/allocators/allocators.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
@@ -36,6 +37,11 @@ double frame_psnr(GstVideoFrame *a, GstVideoFrame *b);
 
 // A memfd of `size` bytes; -1 on failure.
 int make_memfd(const char *name, gsize size);
+
+// `buffer` with a GstVideoMeta of `info`'s strides and offsets.
+GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info);
+// One GstFdMemory of info.size bytes over `fd`, with its video meta; unfilled.
+GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags);
 
 // A buffer of one GstFdMemory over `fd` (not closed by the memory) with a
 // GstVideoMeta for `info` (strides and offsets may be padded), filled with
