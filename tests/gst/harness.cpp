@@ -3,6 +3,7 @@
 
 #include "frames.hpp"
 
+#include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
 
 namespace ef::test {
@@ -184,6 +185,42 @@ int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_er
   }
   fail_unless_equals_uint64(stat(element, "dropped") - dropped_before, guint64(drops));
   return errors;
+}
+
+void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
+                                 const std::function<void(uint32_t seed)> &good) {
+  GstBus *bus = attach_bus(h);
+  uint32_t seed = 1;
+  for (NotABuffer kind : kNotABuffer) {
+    NotABufferFrame bad = not_a_buffer_frame(kind, info, seed++);
+    fail_unless_equals_int(gst_harness_push(h, bad.buffer), GST_FLOW_ERROR);
+    GstBuffer *out = gst_harness_try_pull(h);
+    fail_unless(out == nullptr, "a frame came out of %s", bad.says.c_str());
+    const std::string error = pop_error(bus);
+    for (const std::string &says : {bad.says, std::string("not a dma-buf, memfd or shared-memory")})
+      fail_unless(error.find(says) != std::string::npos, "\"%s\" does not say \"%s\"",
+                  error.c_str(), says.c_str());
+    good(seed++);
+  }
+  release_bus(bus);
+}
+
+void expect_convert_not_a_buffer_refused(const char *props) {
+  GstVideoInfo in, out;
+  // Rows of 186 bytes out: no multiple of 16.
+  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_RGBA, 62, 46);
+  gst_video_info_set_format(&out, GST_VIDEO_FORMAT_RGB, 62, 46);
+  GstHarness *h = gst_harness_new_parse((std::string("efconvert ") + props).c_str());
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  expect_not_a_buffer_refused(h, in, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, seed)), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    fail_unless(got != nullptr, "no output for the good frame %u", seed);
+    const std::string bad = check_from_rgba(got, out, seed);
+    fail_unless(bad.empty(), "%s, good frame %u: %s", props, seed, bad.c_str());
+    gst_buffer_unref(got);
+  });
+  gst_harness_teardown(h);
 }
 
 void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says) {

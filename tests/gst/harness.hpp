@@ -5,6 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -51,6 +52,18 @@ void expect_caps_refused(GstHarness *h, const char *in, const char *out, const c
 // a limit: each structure carries an int range whose maximum is `limit`, or
 // below G_MAXINT when `limit` is 0.
 void expect_bounded_sides(GstPad *pad, const char *filter, gint limit = 0);
+
+// ef takes no fd that is not a dma-buf, memfd or shared-memory file, seen
+// from outside an element: each frame of not_a_buffer_frame() (frames.hpp)
+// pushed into `h`, whose element is at max-errors 0, fails with an ERROR
+// that names the plane's fd and what the fd is, and nothing comes out; after
+// each, `good(seed)` pushes a good frame and checks what comes out of it.
+void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
+                                 const std::function<void(uint32_t seed)> &good);
+
+// The same for efconvert with `props` (its backend), RGBA to RGB of one size:
+// the good frames are memfds, their output checked byte for byte.
+void expect_convert_not_a_buffer_refused(const char *props);
 
 int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
                     const std::function<GstBuffer *()> &make_bad, const char *text);

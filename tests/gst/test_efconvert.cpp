@@ -463,6 +463,14 @@ GST_START_TEST(test_short_input_fd) {
 }
 GST_END_TEST;
 
+// Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
+// a pipe) are refused by name by the CPU backend's element, never mapped;
+// the next memfd frame converts exactly.
+GST_START_TEST(test_not_a_buffer_refused) {
+  expect_convert_not_a_buffer_refused("backend=cpu");
+}
+GST_END_TEST;
+
 static std::string push_expecting_error(const char *props, const GstVideoInfo &in, GstBuffer *buf) {
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
   GstHarness *h = convert_harness(props, in, out);
@@ -647,6 +655,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_size_beyond_cpu_limit);
   tcase_add_test(tc, test_caps_carry_size_limit);
   tcase_add_test(tc, test_n_threads);
+  tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
   suite_add_tcase(s, tc);

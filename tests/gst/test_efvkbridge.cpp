@@ -610,6 +610,32 @@ GST_START_TEST(test_bad_input_into_vulkan) {
 }
 GST_END_TEST;
 
+// Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
+// a pipe) are refused by name, never imported into Vulkan or copied; the
+// next memfd frame's images hold its bytes (read back by a second bridge).
+GST_START_TEST(test_not_a_buffer_refused) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 62, 46);
+  GstHarness *in = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  GstHarness *out = nullptr;
+  expect_not_a_buffer_refused(in, info, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(in, memfd_frame(info, seed)), GST_FLOW_OK);
+    GstBuffer *imported = gst_harness_pull(in);
+    fail_unless(imported != nullptr, "no output for the good frame %u", seed);
+    GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(imported);
+    fail_unless(meta != nullptr, "no GstEfVkImageMeta on the good frame %u", seed);
+    if (!out)
+      out = out_bridge(info, in->element);
+    fail_unless_equals_int(gst_harness_push(out, image_buffer(meta)), GST_FLOW_OK);
+    gst_buffer_unref(imported);
+    const std::string why = pull_string(out, info, seed);
+    fail_unless(why.empty(), "good frame %u: %s", seed, why.c_str());
+  });
+  fail_unless_equals_uint64(stat(in->element, "validation-messages"), 0);
+  gst_harness_teardown(out);
+  gst_harness_teardown(in);
+}
+GST_END_TEST;
+
 namespace {
 
 // Ends the stream at `src` and waits for EOS (false on an error or after 30 s).
@@ -1071,6 +1097,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_bad_images_refused);
   tcase_add_test(tc, test_not_an_image_refused);
   tcase_add_test(tc, test_bad_input_into_vulkan);
+  tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_release_after_gpu_work);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);

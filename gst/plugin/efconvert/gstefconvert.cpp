@@ -21,6 +21,7 @@
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/frame_fds.hpp"
 #include "common/frame_layout.hpp"
 #include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
@@ -374,6 +375,9 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (auto fds = check_frame_fds(in, *layout); !fds)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot read the input frame: " + fds.error().message);
   settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
   if (!params)
