@@ -902,7 +902,7 @@ GST_START_TEST(test_box_kernels) {
             s += at(6 * x + 2 * (r % 3) + c, 3 * y + r / 3);
           fail_unless_equals_int((c ? v : u)[size_t(y) * w + x], (s + 4) / 9);
         }
-    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10);
+    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10, false);
     for (int y = 0; y < 20; ++y)
       for (int x = 0; x < 2 * w; ++x)
         for (int c = 0; c < 2; ++c) {
