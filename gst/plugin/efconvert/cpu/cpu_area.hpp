@@ -16,6 +16,8 @@
 #include <array>
 #include <cstdint>
 
+#include "cpu_pool.hpp"
+
 namespace ef::gst::cpu {
 
 // How one axis of a source plane maps onto the output: the output's `out`
@@ -48,10 +50,49 @@ struct Outputs {
   int step = 1;
 };
 
-// Output rows [r0, r1) of `src`, `channels` (1, 2 or 4) interleaved bytes a
-// sample, resampled as `x` and `y` say. Each row is the same bytes whatever
-// the range; scratch is kept per thread (no allocation once warm).
-void resample_rows(const uint8_t *src, int src_stride, int channels, const Axis &x, const Axis &y,
-                   const Outputs &dst, int r0, int r1);
+// One axis's weights (cpu_area.cpp).
+struct Taps {
+  int32_t *first = nullptr;     // each output's first sample
+  uint32_t *weights = nullptr;  // output i's n at [i * n, (i + 1) * n), zero-padded
+  int outputs = 0;
+  int n = 0;
+  uint32_t total = 0;  // every output's weights sum to it
+};
+
+// A plane's resampling, planned on the calling thread once a frame: the
+// weights of every output row and column and each slot's scratch, all from
+// `arena` (valid until its reset). rows() then runs on any thread, one slot
+// per thread at a time: the bands of a frame, or the planes of one.
+class Resampler {
+ public:
+  // `channels` (1, 2 or 4) interleaved bytes a sample.
+  Resampler(const Axis &x, const Axis &y, int channels, unsigned slots, Arena &arena);
+
+  // Output rows [r0, r1) of `src` into `dst`. Each row is the same bytes
+  // whatever the range and slot.
+  void rows(const uint8_t *src, int stride, const Outputs &dst, unsigned slot, int r0,
+            int r1) const;
+
+ private:
+  template <typename Col>
+  void run(const uint8_t *src, int stride, const Outputs &dst, Col *col, unsigned slot, int r0,
+           int r1) const;
+
+  Taps x_, y_;
+  int channels_ = 1;
+  int bytes_ = 0;        // of a source row: samples times channels
+  size_t room_ = 0;      // column sums a slot holds (past bytes_: zeros the taps may read)
+  bool narrow_ = false;  // whether 255 times the vertical total fits 16 bits
+  uint64_t total_ = 0;
+  // Where every sum fits 31 bits and the CPU has AVX2: eight outputs a
+  // vector, from two vectors of column sums permuted (few taps), else along
+  // each output's taps (`lanes`: its weights per channel, `vectors` of 8).
+  bool vector_ = false, permuted_ = false;
+  int32_t *base_ = nullptr;                              // permuted: each vector's first column sum
+  uint32_t *index_ = nullptr, *lane_weights_ = nullptr;  // permuted: per vector and tap
+  int vectors_ = 0;
+  uint8_t *scratch_ = nullptr;  // slot k's column sums, sums and bytes
+  size_t slot_bytes_ = 0;
+};
 
 }  // namespace ef::gst::cpu

@@ -4,10 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define EF_BOX_SSSE3 1
-#endif
+#include "cpu_simd.hpp"
 
 namespace ef::gst::cpu {
 namespace {
@@ -87,12 +84,10 @@ void uv32_c(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2], uint8_t *
     }
 }
 
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
 // Three rows of triplets, each shuffled to (a, b, c, 0), summed in pairs by
 // maddubs, the pairs of all three rows added, then one horizontal add: 8
 // sums of 9 from 24 bytes a row.
-#define EF_SSSE3 __attribute__((target("ssse3")))
-
 EF_SSSE3 inline __m128i pair_sums(const uint8_t *p, ptrdiff_t stride, int offset, __m128i shuffle) {
   const __m128i ones = _mm_set1_epi8(1);
   __m128i s = _mm_setzero_si128();
@@ -202,7 +197,6 @@ EF_SSSE3 int uv32_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2
 
 // The same 16 outputs at a time: each 128-bit lane does what one SSSE3
 // step does, on the first and second 24 bytes.
-#define EF_AVX2 __attribute__((target("avx2")))
 
 EF_AVX2 inline __m256i two_loads(const uint8_t *p, int second) {
   const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
@@ -294,15 +288,6 @@ EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
   return x;
 }
 
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
-}
-
-bool have_ssse3() {
-  static const bool have = __builtin_cpu_supports("ssse3");
-  return have;
-}
 #endif
 
 }  // namespace
@@ -312,7 +297,7 @@ void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
     uint8_t *out = dst + ptrdiff_t(y) * dst_stride;
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_avx2())
       x = plane_avx2(in, src_stride, out, w);
     if (have_ssse3())
@@ -329,7 +314,7 @@ void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, u
     uint8_t *u = dst_u + ptrdiff_t(y) * stride_u;
     uint8_t *v = dst_v + ptrdiff_t(y) * stride_v;
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_ssse3())
       x = uv_ssse3(in, src_stride, u, v, w);
 #endif
@@ -349,7 +334,7 @@ void box32_uv_rows(const uint8_t *src, int src_stride, uint8_t *dst_u, int strid
     uint8_t *const v[2] = {dst_v + ptrdiff_t(2 * y) * stride_v,
                            dst_v + ptrdiff_t(2 * y + 1) * stride_v};
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_avx2())
       x = uv32_avx2<kCosited>(in, src_stride, u, v, w);
     if (have_ssse3()) {

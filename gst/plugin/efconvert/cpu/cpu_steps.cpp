@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <vector>
 
 #include "cpu_box.hpp"
 #include "cpu_range.hpp"
+#include "cpu_up2.hpp"
 
 namespace ef::gst::cpu {
 namespace {
@@ -210,6 +212,9 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   if (in.bpp == 2 && edges && y.site == 0 && x.site >= 0 && x.out % 2 == 0 && y.out % 2 == 0 &&
       2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
     return x.site ? Kernel::Box32Cosited : Kernel::Box32;
+  if (in.bpp <= 2 && edges && x.site == 1 && y.site == 0 && x.out == 2 * in.width &&
+      y.out == y.sub * in.height)
+    return Kernel::Up2Cosited;
   const bool boxed = reduces_by(x, 2) || reduces_by(y, 2);
   if (!sited && (!boxed || (edges && libyuv_box(in, x, y))))
     return Kernel::Libyuv;
@@ -219,15 +224,25 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   return Kernel::Area;
 }
 
+PlaneScale Steps::plan_plane(const Plane &in, const Axis &x, const Axis &y) {
+  PlaneScale how;
+  how.x = x, how.y = y;
+  how.kernel = kernel_for(in, how.x, how.y);
+  if (how.kernel == Kernel::Area) {
+    // A slot a band, and one a chroma plane where the planes are jobs.
+    void *memory = arena_.take(sizeof(Resampler));
+    how.area = new (memory) Resampler(how.x, how.y, in.bpp, std::max(bands_, 2u), arena_);
+  }
+  return how;
+}
+
 ScalePlan Steps::plan_scale(const Image &image, int w, int h) {
   ScalePlan plan;
   plan.in = plan.out = image;
   const Plane &y = image.planes[0];
   if (y.width != w || y.height != h) {
     plan.out.planes[0] = new_plane(w, h, y.bpp);
-    plan.luma.x = plain_axis(y.width, w);
-    plan.luma.y = plain_axis(y.height, h);
-    plan.luma.kernel = kernel_for(y, plan.luma.x, plan.luma.y);
+    plan.luma = plan_plane(y, plain_axis(y.width, w), plain_axis(y.height, h));
   }
   if (image.layout == Layout::Rgb4) {
     // ARGBScaleClip cuts libyuv's scale of the whole into bands; the byte
@@ -250,7 +265,7 @@ Image Steps::scale(const ScalePlan &plan) {
   if (plan.banded) {
     if (luma || chroma)
       for_bands(pool_, bands_, {plan.out.planes[0].height},
-                [&](int, int r0, int r1) { scale_rows(plan, r0, r1); });
+                [&](int k, int r0, int r1) { scale_rows(plan, unsigned(k), r0, r1); });
     return plan.out;
   }
   if (plan.in.layout == Layout::Rgb4) {
@@ -262,11 +277,11 @@ Image Steps::scale(const ScalePlan &plan) {
   const size_t chroma_jobs = chroma ? (plan.in.interleaved_chroma() ? 1 : 2) : 0;
   auto job = [&](size_t k) {
     if (luma && k == 0)
-      return scale_plane(plan.in.planes[0], plan.out.planes[0], plan.luma);
+      return scale_plane(plan.in.planes[0], plan.out.planes[0], plan.luma, 0);
     const size_t c = k - size_t(luma);
     if (chroma_jobs == 1)
       return scale_chroma(plan);
-    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c], plan.chroma);
+    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c], plan.chroma, unsigned(c));
   };
   jobs(size_t(luma) + chroma_jobs, job);
   return plan.out;
@@ -284,10 +299,9 @@ void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
   out.n_planes = 3;
   const Plane &c = image.planes[1];
   plan.chroma_from = image.planes;
-  auto [x, y] = chroma_axes(image, w, h);
+  const auto [x, y] = chroma_axes(image, w, h);
   PlaneScale &how = plan.chroma;
-  how.kernel = kernel_for(c, x, y);
-  how.x = x, how.y = y;
+  how = plan_plane(c, x, y);
   if (how.kernel == Kernel::Copy && !image.interleaved_chroma()) {
     how.kernel = Kernel::None;  // the planes as they are
     return;
@@ -300,17 +314,17 @@ void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
   }
 }
 
-void Steps::scale_rows(const ScalePlan &plan, int r0, int r1) const {
+void Steps::scale_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
   if (plan.luma.kernel != Kernel::None)
-    scale_plane_rows(plan.in.planes[0], plan.out.planes[0], plan.luma, r0, r1);
+    scale_plane_rows(plan.in.planes[0], plan.out.planes[0], plan.luma, slot, r0, r1);
   if (plan.chroma.kernel != Kernel::None)
-    scale_chroma_rows(plan, r0, r1);
+    scale_chroma_rows(plan, slot, r0, r1);
 }
 
 // Rows [r0, r1) of a plane whose kernel bands (and libyuv's clipped ARGB
 // scale, where it is exact).
-void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how, int r0,
-                             int r1) const {
+void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how,
+                             unsigned slot, int r0, int r1) const {
   switch (how.kernel) {
     case Kernel::Copy:
       libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
@@ -319,7 +333,11 @@ void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale
       box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
       break;
     case Kernel::Area:
-      resample_rows(in.data, in.stride, in.bpp, how.x, how.y, outputs_of(out), r0, r1);
+      how.area->rows(in.data, in.stride, outputs_of(out), slot, r0, r1);
+      break;
+    case Kernel::Up2Cosited:
+      up2_cosited_rows(in.data, in.stride, in.width, in.height, false, how.y.sub == 2, out.data,
+                       out.stride, nullptr, 0, r0, r1);
       break;
     case Kernel::Libyuv:  // banded only for ARGB
       libyuv::ARGBScaleClip(in.data, in.stride, in.width, in.height, out.data, out.stride,
@@ -331,14 +349,14 @@ void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale
 }
 
 // Bands of a reduction by 1.5 start on an even row (for_bands' parity).
-void Steps::scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const {
+void Steps::scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
   const Plane &c = plan.in.planes[1];
   const Plane &u = plan.out.planes[1];
   const Plane &v = plan.out.planes[2];
   const PlaneScale &how = plan.chroma;
   if (!plan.in.interleaved_chroma()) {
-    scale_plane_rows(plan.chroma_from[1], u, how, r0, r1);
-    scale_plane_rows(plan.chroma_from[2], v, how, r0, r1);
+    scale_plane_rows(plan.chroma_from[1], u, how, slot, r0, r1);
+    scale_plane_rows(plan.chroma_from[2], v, how, slot, r0, r1);
     return;
   }
   switch (how.kernel) {
@@ -354,9 +372,13 @@ void Steps::scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const {
       Outputs o;
       o.data = {u.data, v.data};
       o.stride = {u.stride, v.stride};
-      resample_rows(c.data, c.stride, 2, how.x, how.y, o, r0, r1);
+      how.area->rows(c.data, c.stride, o, slot, r0, r1);
       break;
     }
+    case Kernel::Up2Cosited:
+      up2_cosited_rows(c.data, c.stride, c.width, c.height, true, how.y.sub == 2, u.data, u.stride,
+                       v.data, v.stride, r0, r1);
+      break;
     case Kernel::Copy:
       libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
                            r1 - r0);
@@ -369,18 +391,19 @@ void Steps::scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const {
 // Interleaved chroma whole; where libyuv scales it, split, then each plane.
 void Steps::scale_chroma(const ScalePlan &plan) const {
   if (plan.chroma.kernel != Kernel::Libyuv)
-    return scale_chroma_rows(plan, 0, plan.out.planes[1].height);
+    return scale_chroma_rows(plan, 0, 0, plan.out.planes[1].height);
   const Plane &c = plan.in.planes[1];
   const auto &from = plan.chroma_from;
   libyuv::SplitUVPlane(c.data, c.stride, from[1].data, from[1].stride, from[2].data, from[2].stride,
                        c.width, c.height);
-  scale_plane(from[1], plan.out.planes[1], plan.chroma);
-  scale_plane(from[2], plan.out.planes[2], plan.chroma);
+  scale_plane(from[1], plan.out.planes[1], plan.chroma, 0);
+  scale_plane(from[2], plan.out.planes[2], plan.chroma, 0);
 }
 
-void Steps::scale_plane(const Plane &in, const Plane &out, const PlaneScale &how) const {
+void Steps::scale_plane(const Plane &in, const Plane &out, const PlaneScale &how,
+                        unsigned slot) const {
   if (how.kernel != Kernel::Libyuv)
-    scale_plane_rows(in, out, how, 0, out.height);
+    scale_plane_rows(in, out, how, slot, 0, out.height);
   else if (in.bpp == 1)
     libyuv::ScalePlane(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
                        out.height, filter_);
@@ -402,7 +425,7 @@ void Steps::scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how)
                            from[1].stride, from[0].row(y0), from[0].stride, from[3].row(y0),
                            from[3].stride, in.width, y1 - y0);
   });
-  auto job = [&](size_t b) { scale_plane(from[b], to[b], how); };
+  auto job = [&](size_t b) { scale_plane(from[b], to[b], how, unsigned(b)); };
   jobs(4, job);
   for_bands(pool_, bands_, {out.height}, [&](int, int y0, int y1) {
     libyuv::MergeARGBPlane(to[2].row(y0), to[2].stride, to[1].row(y0), to[1].stride, to[0].row(y0),
@@ -573,7 +596,7 @@ void Steps::scale_and_write(const ScalePlan &plan, bool expand, const RowWriter 
   for_bands(pool_, bands_, {rows, top, bottom}, [&](int k, int y0, int y1) {
     const int r0 = std::max(y0, top) - top, r1 = std::min(y1, bottom) - top;
     if (r0 < r1) {
-      scale_rows(plan, r0, r1);
+      scale_rows(plan, unsigned(k), r0, r1);
       if (expand)
         expand_rows(plan.out, image, r0, r1);
     }

@@ -44,13 +44,15 @@ enum class Kernel {
   Box3,          // cpu_box.hpp: by exactly 3
   Box32,         // cpu_box.hpp: interleaved chroma by exactly 1.5, centred
   Box32Cosited,  // the same, chroma cosited across
+  Up2Cosited,    // cpu_up2.hpp: chroma by exactly 2 larger, cosited across
   Area,          // cpu_area.hpp: the exact footprint, sited
   Libyuv,        // libyuv's scaler: nearest, bilinear, its boxes of 2 and 4
 };
 
 struct PlaneScale {
   Kernel kernel = Kernel::None;
-  Axis x, y;  // for Area
+  Axis x, y;
+  const Resampler *area = nullptr;  // for Area: in the frame's arena
 };
 
 // A scale planned on the calling thread (the arena is not shared): the
@@ -94,15 +96,18 @@ class Steps {
   // How plane `in` goes to x.out x y.out, its axes as `x` and `y` say;
   // sets their filters where it is Area.
   Kernel kernel_for(const Plane &in, Axis &x, Axis &y) const;
+  // The kernel for `in` and, for Area, its resampler.
+  PlaneScale plan_plane(const Plane &in, const Axis &x, const Axis &y);
   void plan_chroma(const Image &image, int w, int h, ScalePlan &plan);
-  // Rows [r0, r1) of every plane a banded plan writes.
-  void scale_rows(const ScalePlan &plan, int r0, int r1) const;
-  void scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how, int r0,
-                        int r1) const;
-  void scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const;
+  // Rows [r0, r1) of every plane a banded plan writes. `slot`: the
+  // resamplers' scratch this thread uses (its band, or its plane's job).
+  void scale_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
+  void scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how, unsigned slot,
+                        int r0, int r1) const;
+  void scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
   void scale_chroma(const ScalePlan &plan) const;
   void scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how);
-  void scale_plane(const Plane &in, const Plane &out, const PlaneScale &how) const;
+  void scale_plane(const Plane &in, const Plane &out, const PlaneScale &how, unsigned slot) const;
   Image new_like(const Image &image);
   void turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
                  int r1) const;
