@@ -68,6 +68,19 @@ Taps make_taps(const Axis &a, Arena &arena) {
       t.first[i] = first;
     }
   }
+  // As many taps as the widest output uses (the bound above allows for a
+  // footprint that straddles one sample more than its length).
+  int used = 1;
+  for (int i = 0; i < t.outputs; ++i)
+    for (int k = used; k < t.n; ++k)
+      if (t.weights[size_t(i) * t.n + size_t(k)] != 0)
+        used = k + 1;
+  if (used < t.n) {
+    for (int i = 0; i < t.outputs; ++i)
+      std::memmove(t.weights + size_t(i) * used, t.weights + size_t(i) * t.n,
+                   size_t(used) * sizeof(uint32_t));
+    t.n = used;
+  }
   // The smallest whole weights: sums stay small, most in 16 or 32 bits.
   uint32_t g = t.total;
   for (size_t k = 0; k < size_t(t.outputs) * t.n; ++k)
@@ -236,30 +249,74 @@ void expand_lanes(const Taps &tx, int channels, int vectors, uint32_t *lanes) {
           l < tx.n * channels ? tx.weights[size_t(i) * tx.n + size_t(l / channels)] : 0;
 }
 
+// Output i's lanes: its taps' column sums times their weights.
+template <typename Col>
+EF_AVX2 inline __m256i weighed(const Col *col, const Taps &tx, const uint32_t *lanes, int vectors,
+                               int channels, int i) {
+  const Col *p = col + ptrdiff_t(tx.first[i]) * channels;
+  const uint32_t *w = lanes + size_t(i) * vectors * 8;
+  __m256i acc = _mm256_setzero_si256();
+  for (int v = 0; v < vectors; ++v, p += 8, w += 8)
+    acc = _mm256_add_epi32(
+        acc,
+        _mm256_mullo_epi32(load8(p), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(w))));
+  return acc;
+}
+
+// The lanes of eight outputs (one channel) summed: a tree of horizontal
+// adds, the eight sums in one vector.
+EF_AVX2 inline __m256i sum8(const __m256i a[8]) {
+  const __m256i p = _mm256_hadd_epi32(_mm256_hadd_epi32(a[0], a[1]), _mm256_hadd_epi32(a[2], a[3]));
+  const __m256i q = _mm256_hadd_epi32(_mm256_hadd_epi32(a[4], a[5]), _mm256_hadd_epi32(a[6], a[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(p, q, 0x20),
+                          _mm256_permute2x128_si256(p, q, 0x31));
+}
+
+// The same for four outputs of U,V pairs, each first sorted to U U U U
+// V V V V: U0 U1 U2 U3 | V0 V1 V2 V3.
+EF_AVX2 inline __m256i sum4_pairs(const __m256i a[4]) {
+  const __m256i sort = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  __m256i s[4];
+  for (int k = 0; k < 4; ++k)
+    s[k] = _mm256_permutevar8x32_epi32(a[k], sort);
+  return _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+}
+
+// The sums of each output by channel: channel c of output i at
+// sums[c * outputs + i].
 template <typename Col>
 EF_AVX2 void sum_along(const Col *col, const Taps &tx, const uint32_t *lanes, int vectors,
                        int channels, uint32_t *sums) {
-  const uint32_t *w = lanes;
-  for (int i = 0; i < tx.outputs; ++i) {
-    const Col *p = col + ptrdiff_t(tx.first[i]) * channels;
-    __m256i acc = _mm256_setzero_si256();
-    for (int v = 0; v < vectors; ++v, p += 8, w += 8)
-      acc = _mm256_add_epi32(
-          acc,
-          _mm256_mullo_epi32(load8(p), _mm256_loadu_si256(reinterpret_cast<const __m256i *>(w))));
+  const int outputs = tx.outputs;
+  int i = 0;
+  __m256i a[8];
+  if (channels == 1)
+    for (; i + 8 <= outputs; i += 8) {
+      for (int k = 0; k < 8; ++k)
+        a[k] = weighed(col, tx, lanes, vectors, channels, i + k);
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(sums + i), sum8(a));
+    }
+  if (channels == 2)
+    for (; i + 4 <= outputs; i += 4) {
+      for (int k = 0; k < 4; ++k)
+        a[k] = weighed(col, tx, lanes, vectors, channels, i + k);
+      const __m256i uv = sum4_pairs(a);
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(sums + i), _mm256_castsi256_si128(uv));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(sums + outputs + i),
+                       _mm256_extracti128_si256(uv, 1));
+    }
+  for (; i < outputs; ++i) {
+    const __m256i acc = weighed(col, tx, lanes, vectors, channels, i);
     // Lanes l and l + 4 hold the same channel (4 is a multiple of 1, 2, 4).
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
     if (channels <= 2)
       s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
     if (channels == 1)
       s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    uint32_t *out = sums + ptrdiff_t(i) * channels;
-    if (channels == 4)
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(out), s);
-    else if (channels == 2)
-      _mm_storel_epi64(reinterpret_cast<__m128i *>(out), s);
-    else
-      out[0] = uint32_t(_mm_cvtsi128_si32(s));
+    alignas(16) uint32_t by_channel[4];
+    _mm_store_si128(reinterpret_cast<__m128i *>(by_channel), s);
+    for (int c = 0; c < channels; ++c)
+      sums[c * outputs + i] = by_channel[c];
   }
 }
 
@@ -333,18 +390,18 @@ EF_AVX2 void round_sums(const uint32_t *sums, int n, uint64_t total, const Round
     bytes[i] = round(sums[i]);
 }
 
-// Channel c of each output (at i * channels + c in `bytes`) to its place.
-void scatter(const uint8_t *bytes, int outputs, int channels, const Outputs &dst, int row) {
-  if (channels == dst.step && dst.data[0] + channels - 1 == dst.data[size_t(channels) - 1]) {
-    std::memcpy(dst.data[0] + ptrdiff_t(row) * dst.stride[0], bytes, size_t(outputs) * channels);
-    return;
-  }
+#endif
+
+#ifdef EF_CPU_X86
+// Rounded sums of channel c into output row `row`: straight into a plane,
+// through `bytes` into interleaved pixels.
+void put(const uint32_t *sums, int n, uint64_t total, const Rounder &round, uint8_t *bytes,
+         const Outputs &dst, int c, int row) {
+  uint8_t *out = dst.data[size_t(c)] + ptrdiff_t(row) * dst.stride[size_t(c)];
   const int step = dst.step;
-  for (int c = 0; c < channels; ++c) {
-    uint8_t *out = dst.data[size_t(c)] + ptrdiff_t(row) * dst.stride[size_t(c)];
-    for (int i = 0; i < outputs; ++i)
-      out[ptrdiff_t(i) * step] = bytes[i * channels + c];
-  }
+  round_sums(sums, n, total, round, step == 1 ? out : bytes);
+  for (int i = 0; step != 1 && i < n; ++i)
+    out[ptrdiff_t(i) * step] = bytes[i];
 }
 #endif
 
@@ -411,17 +468,13 @@ void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col
       weigh_rows(src, stride, y_, r, col, bytes_);
       if (!permuted_) {
         sum_along(col, x_, lane_weights_, vectors_, channels, sums);
-        round_sums(sums, x_.outputs * channels, total_, round, out);
-        scatter(out, x_.outputs, channels, dst, r);
+        for (int c = 0; c < channels; ++c)
+          put(sums + ptrdiff_t(c) * x_.outputs, x_.outputs, total_, round, out, dst, c, r);
         continue;
       }
       for (int c = 0; c < channels; ++c) {
         sum_permuted(col, x_, base_, index_, lane_weights_, c, sums);
-        uint8_t *row = dst.data[size_t(c)] + ptrdiff_t(r) * dst.stride[size_t(c)];
-        const int step = dst.step;
-        round_sums(sums, vectors, total_, round, step == 1 ? row : out);
-        for (int i = 0; step != 1 && i < vectors; ++i)
-          row[ptrdiff_t(i) * step] = out[i];
+        put(sums, vectors, total_, round, out, dst, c, r);
       }
       weigh_columns<uint32_t>(col, x_, channels, dst, r, round, vectors);
     }
