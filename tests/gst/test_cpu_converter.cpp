@@ -947,7 +947,7 @@ GST_START_TEST(test_box_kernels) {
       }
     if (2 * w * 6 / 2 > stride)
       continue;
-    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10);
+    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10, false);
     for (int y = 0; y < 10; ++y)
       for (int x = 0; x < w; ++x)
         for (int c = 0; c < 2; ++c) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "cpu_simd.hpp"
 
@@ -35,6 +36,28 @@ void uv_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, 
     u[x] = mean9(block(src + 6 * x, stride, 2));
     v[x] = mean9(block(src + 6 * x + 1, stride, 2));
   }
+}
+
+// Cosited across, an output of 3 covers samples [3x + 1/4, 3x + 13/4):
+// in quarters 3a + 4b + 4c + d, d the next output's a, or c where the row
+// ends; down, centred, the three rows alike: sums of 36, rounded as
+// floor((s + 18) * 58255 / 2^21), exact for every such sum (s + 18 < 9200).
+constexpr uint32_t kThirtySixth = 58255;
+
+inline uint8_t mean36(uint32_t s) {
+  return uint8_t(((s + 18) * kThirtySixth) >> 21);
+}
+
+void uv_cosited_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, int w) {
+  for (int x = x0; x < w; ++x)
+    for (int c = 0; c < 2; ++c) {
+      uint32_t s = 0;
+      for (int r = 0; r < 3; ++r) {
+        const uint8_t *p = src + r * stride + 6 * x + c;
+        s += 3u * p[0] + 4u * (p[2] + p[4]) + p[x + 1 < w ? 6 : 4];
+      }
+      (c ? v : u)[x] = mean36(s);
+    }
 }
 
 // Two outputs from three inputs a, b, c, each the area it covers: 2a + b
@@ -134,6 +157,41 @@ EF_SSSE3 int uv_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t 
     const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(means(lo), means(hi)), split);
     _mm_storel_epi64(reinterpret_cast<__m128i *>(u + x), bytes);
     _mm_storel_epi64(reinterpret_cast<__m128i *>(v + x), _mm_srli_si128(bytes, 8));
+  }
+  return x;
+}
+
+// Cosited: from the 16 bytes at an output pair's first sample (7 pairs),
+// (a, b) weighted (3, 4) and (c, d) (4, 1) by maddubs for U and V of both
+// outputs; the three rows added, then two such vectors' neighbours
+// (hadd): U0 V0 U1 V1 U2 V2 U3 V3, each a sum of 36.
+EF_SSSE3 inline __m128i quarter_sums(const uint8_t *p, ptrdiff_t stride) {
+  const __m128i pick = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 6, 8, 10, 12, 7, 9, 11, 13);
+  const __m128i weights = _mm_setr_epi8(3, 4, 4, 1, 3, 4, 4, 1, 3, 4, 4, 1, 3, 4, 4, 1);
+  __m128i s = _mm_setzero_si128();
+  for (int r = 0; r < 3; ++r, p += stride) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    s = _mm_add_epi16(s, _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights));
+  }
+  return s;
+}
+
+EF_SSSE3 int uv_cosited_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int w) {
+  // U0 V0 U1 V1 U2 V2 U3 V3 (bytes) to U0..U3 V0..V3.
+  const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+  int x = 0;
+  // 4 outputs read 28 bytes, 4 beyond their 24 (the next output's first
+  // pair, which the last output weighs): stop one early.
+  for (; x + 5 <= w; x += 4) {
+    const uint8_t *p = src + 6 * x;
+    const __m128i sums = _mm_hadd_epi16(quarter_sums(p, stride), quarter_sums(p + 12, stride));
+    const __m128i m = _mm_srli_epi16(_mm_mulhi_epu16(_mm_add_epi16(sums, _mm_set1_epi16(18)),
+                                                     _mm_set1_epi16(short(kThirtySixth))),
+                                     5);
+    const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(m, m), split);
+    const int uv = _mm_cvtsi128_si32(bytes), vv = _mm_cvtsi128_si32(_mm_srli_si128(bytes, 4));
+    std::memcpy(u + x, &uv, 4);
+    std::memcpy(v + x, &vv, 4);
   }
   return x;
 }
@@ -308,7 +366,7 @@ void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride
 }
 
 void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
-             int stride_v, int w, int h) {
+             int stride_v, int w, int h, bool cosited) {
   for (int y = 0; y < h; ++y) {
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
     uint8_t *u = dst_u + ptrdiff_t(y) * stride_u;
@@ -316,9 +374,9 @@ void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, u
     int x = 0;
 #ifdef EF_CPU_X86
     if (have_ssse3())
-      x = uv_ssse3(in, src_stride, u, v, w);
+      x = cosited ? uv_cosited_ssse3(in, src_stride, u, v, w) : uv_ssse3(in, src_stride, u, v, w);
 #endif
-    uv_c(in, src_stride, u, v, x, w);
+    (cosited ? uv_cosited_c : uv_c)(in, src_stride, u, v, x, w);
   }
 }
 

@@ -12,9 +12,11 @@ namespace ef::gst::cpu {
 
 // w x h samples from the 3w x 3h at `src`.
 void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int w, int h);
-// The same for interleaved U,V pairs (3w x 3h of them), written as planes.
+// The same for interleaved U,V pairs (3w x 3h of them), written as planes;
+// `cosited`: each pair on the first of the two pixels it covers across
+// (chroma-site mpeg2), down centred.
 void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
-             int stride_v, int w, int h);
+             int stride_v, int w, int h, bool cosited);
 
 // Interleaved U,V pairs reduced by 1.5 (3 to 2) in both directions by
 // area: the chroma of 1080p NV12 at 640x360. 2w x 2h outputs from 3w x 3h

@@ -207,8 +207,11 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
     return Kernel::Copy;
   if (filter_ == libyuv::kFilterNone)
     return Kernel::Libyuv;
-  if (!sited && edges && in.bpp <= 2 && in.width == 3 * x.out && in.height == 3 * y.out)
+  const bool thirds = in.width == 3 * x.out && in.height == 3 * y.out;
+  if (!sited && edges && in.bpp <= 2 && thirds)
     return Kernel::Box3;
+  if (in.bpp == 2 && edges && x.site == 1 && y.site == 0 && thirds)
+    return Kernel::Box3Cosited;
   if (in.bpp == 2 && edges && y.site == 0 && x.site >= 0 && x.out % 2 == 0 && y.out % 2 == 0 &&
       2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
     return x.site ? Kernel::Box32Cosited : Kernel::Box32;
@@ -366,7 +369,9 @@ void Steps::scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int 
                (r1 - r0 + 1) / 2, how.kernel == Kernel::Box32Cosited);
       break;
     case Kernel::Box3:
-      box3_uv(c.row(3 * r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width, r1 - r0);
+    case Kernel::Box3Cosited:
+      box3_uv(c.row(3 * r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width, r1 - r0,
+              how.kernel == Kernel::Box3Cosited);
       break;
     case Kernel::Area: {
       Outputs o;

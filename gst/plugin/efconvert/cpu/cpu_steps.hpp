@@ -42,6 +42,7 @@ enum class Kernel {
   None,          // not scaled: the output is the input
   Copy,          // the same size (interleaved chroma: split)
   Box3,          // cpu_box.hpp: by exactly 3
+  Box3Cosited,   // the same, interleaved chroma cosited across
   Box32,         // cpu_box.hpp: interleaved chroma by exactly 1.5, centred
   Box32Cosited,  // the same, chroma cosited across
   Up2Cosited,    // cpu_up2.hpp: chroma by exactly 2 larger, cosited across

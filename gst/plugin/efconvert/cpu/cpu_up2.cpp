@@ -8,6 +8,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "cpu_simd.hpp"
+
 namespace ef::gst::cpu {
 namespace {
 
@@ -79,6 +81,53 @@ int plane_sse2(const uint8_t *near, const uint8_t *far, int w, uint8_t *out) {
 }
 #endif
 
+#ifdef EF_CPU_X86
+// The same sixteen pairs (or samples) a step, each 128-bit lane what one
+// SSE2 step does: lane 0 the first eight, lane 1 the next.
+EF_AVX2 inline __m256i outputs32(__m256i a, __m256i b) {
+  const __m256i four = _mm256_set1_epi16(4);
+  const __m256i even = _mm256_srli_epi16(_mm256_add_epi16(_mm256_slli_epi16(a, 1), four), 3);
+  const __m256i odd = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(a, b), four), 3);
+  return _mm256_unpacklo_epi8(_mm256_packus_epi16(even, even), _mm256_packus_epi16(odd, odd));
+}
+
+EF_AVX2 inline __m256i three_and_one(__m256i near, __m256i far) {
+  return _mm256_add_epi16(_mm256_add_epi16(_mm256_slli_epi16(near, 1), near), far);
+}
+
+EF_AVX2 int uv_avx2(const uint8_t *near, const uint8_t *far, int w, uint8_t *u, uint8_t *v) {
+  const __m256i low = _mm256_set1_epi16(0xff);
+  int k = 0;
+  for (; k + 17 <= w; k += 16) {
+    __m256i s[2][2];  // [this or next pair][U or V]
+    for (int n = 0; n < 2; ++n) {
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(near + 2 * (k + n)));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(far + 2 * (k + n)));
+      s[n][0] = three_and_one(_mm256_and_si256(a, low), _mm256_and_si256(b, low));
+      s[n][1] = three_and_one(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(u + 2 * k), outputs32(s[0][0], s[1][0]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(v + 2 * k), outputs32(s[0][1], s[1][1]));
+  }
+  return k;
+}
+
+EF_AVX2 inline __m256i words16(const uint8_t *p) {
+  return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+
+EF_AVX2 int plane_avx2(const uint8_t *near, const uint8_t *far, int w, uint8_t *out) {
+  int k = 0;
+  for (; k + 17 <= w; k += 16) {
+    const __m256i a = three_and_one(words16(near + k), words16(far + k));
+    const __m256i b = three_and_one(words16(near + k + 1), words16(far + k + 1));
+    // Lane 0 holds samples 0-7, lane 1 8-15: outputs 0-15 and 16-31.
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 2 * k), outputs32(a, b));
+  }
+  return k;
+}
+#endif
+
 }  // namespace
 
 void up2_cosited_rows(const uint8_t *src, int stride, int w, int h, bool interleaved, bool down,
@@ -91,8 +140,13 @@ void up2_cosited_rows(const uint8_t *src, int stride, int w, int h, bool interle
     uint8_t *ur = u + ptrdiff_t(r) * u_stride;
     uint8_t *vr = interleaved ? v + ptrdiff_t(r) * v_stride : nullptr;
     int k = 0;
+#ifdef EF_CPU_X86
+    if (have_avx2())
+      k = interleaved ? uv_avx2(near, far, w, ur, vr) : plane_avx2(near, far, w, ur);
+#endif
 #ifdef __SSE2__
-    k = interleaved ? uv_sse2(near, far, w, ur, vr) : plane_sse2(near, far, w, ur);
+    k += interleaved ? uv_sse2(near + 2 * k, far + 2 * k, w - k, ur + 2 * k, vr + 2 * k)
+                     : plane_sse2(near + k, far + k, w - k, ur + 2 * k);
 #endif
     if (!interleaved) {
       row_c(near, far, 1, w, ur, k);
