@@ -178,7 +178,8 @@ GST_END_TEST;
 constexpr int kWidths[] = {1, 2, 4, 5, 8, 9, 13, 16, 17, 29, 31, 45, 61, 70};
 
 // The box kernels give the bytes of the exact footprint: 3 to 1 of planes
-// and pairs, 1.5 to 1 of pairs centred and cosited across.
+// and pairs (centred and cosited across), 1.5 to 1 of pairs centred and
+// cosited across.
 GST_START_TEST(test_boxes_are_areas) {
   for (int w : kWidths) {
     const int h = 7;
@@ -188,11 +189,13 @@ GST_START_TEST(test_boxes_are_areas) {
     fail_unless(box.bytes == resample(plane, plain_axis(3 * w, w), plain_axis(3 * h, h)).bytes,
                 "box3_plane, width %d", w);
     const Source pairs(3 * w, 3 * h, 2, unsigned(w) + 100);
-    Planes uv(w, h, 2);
-    box3_uv(pairs.bytes.data(), pairs.stride, uv.bytes.data(), w, uv.bytes.data() + w * h, w, w, h);
-    fail_unless(uv.bytes == resample(pairs, plain_axis(3 * w, w), plain_axis(3 * h, h)).bytes,
-                "box3_uv, width %d", w);
     for (int site : {0, 1}) {
+      Planes uv(w, h, 2);
+      box3_uv(pairs.bytes.data(), pairs.stride, uv.bytes.data(), w, uv.bytes.data() + w * h, w, w,
+              h, site == 1);
+      const Axis x3{3 * w, w, 6 * w, 2, site}, y3{3 * h, h, 6 * h, 2, 0};
+      fail_unless(uv.bytes == resample(pairs, x3, y3).bytes, "box3_uv, width %d, %s", w,
+                  site ? "cosited" : "centred");
       Planes uv32(2 * w, 2 * h, 2);
       box32_uv(pairs.bytes.data(), pairs.stride, uv32.bytes.data(), 2 * w,
                uv32.bytes.data() + 4 * w * h, 2 * w, w, h, site == 1);
