@@ -683,8 +683,9 @@ void report(const Options &o, const std::vector<Share> &shares) {
     setting += std::string(setting.empty() ? "" : " ") + "gpu-timing=true";
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
-  j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source << "\", \"chain\": \"" << o.chain << "\", \"output\": \""
-    << o.output << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
+  j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source
+    << "\", \"chain\": \"" << o.chain << "\", \"output\": \"" << o.output
+    << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
     << ", \"depth\": " << o.depth << ", \"n_threads\": " << o.n_threads << ", \"shader\": \""
     << o.shader << "\", \"display\": \"" << (o.app_display ? "app" : "pipeline")
     << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus
