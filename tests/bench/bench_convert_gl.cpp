@@ -189,9 +189,11 @@ struct Case {
 // planes of the downloaded RGBA.
 std::string chain_of(const Case &c, Output o) {
   if (c.readback_depth >= 0)
+    // gpu-timing: the GPU time of the pass and the read-back (the
+    // counters gpu_own_us, gpu_readback_us).
     return std::string("efconvert name=conv backend=") + c.backend +
            " letterbox=false readback-depth=" + std::to_string(c.readback_depth) +
-           " gl-shader=" + c.shader;
+           " gl-shader=" + c.shader + " gpu-timing=true";
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
   const std::string scaled =

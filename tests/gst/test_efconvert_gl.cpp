@@ -707,13 +707,16 @@ constexpr OutputSize kPipelinedSizes[] = {
 };
 
 // A harness converting RGBA of the size to `size` with readback-depth `depth`.
-GstHarness *pipelined(const OutputSize &size, guint depth, GstVideoInfo &in, GstVideoInfo &out) {
+// `timing`: gpu-timing (GL timer queries) on.
+GstHarness *pipelined(const OutputSize &size, guint depth, GstVideoInfo &in, GstVideoInfo &out,
+                      bool timing = true) {
   in = info_of(GST_VIDEO_FORMAT_RGBA, size.width, size.height);
   out = info_of(size.format, size.width, size.height);
   in.fps_n = out.fps_n = 30;
   in.fps_d = out.fps_d = 1;
   const std::string launch =
-      "efconvert name=conv backend=gl readback-depth=" + std::to_string(depth);
+      "efconvert name=conv backend=gl readback-depth=" + std::to_string(depth) +
+      (timing ? " gpu-timing=true" : "");
   GstHarness *h = gst_harness_new_parse(launch.c_str());
   gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
   return h;
@@ -785,6 +788,31 @@ GST_START_TEST(test_pipelined_readback) {
               "%s: GPU time %" G_GUINT64_FORMAT " ns, longer than the %" G_GUINT64_FORMAT
               " ns the test took",
               what.c_str(), gpu_ns, wall_ns);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Timer queries are asked for (gpu-timing): by default no frame is timed,
+// and EOS, which brings the timers' last results in, hands nothing over
+// to the GL thread.
+GST_START_TEST(test_gpu_timing_off_by_default) {
+  GstVideoInfo in, out;
+  GstHarness *h = pipelined(kPipelinedSizes[0], 0, in, out, false);
+  GstElement *conv = harness_element(h, "conv");
+  gboolean timing = TRUE;
+  g_object_get(conv, "gpu-timing", &timing, nullptr);
+  fail_if(timing, "gpu-timing is on by default");
+  const uint32_t frames = 3;
+  for (uint32_t f = 0; f < frames; ++f) {
+    push_frame(h, in, f);
+    check_output(gst_harness_try_pull(h), out, f, "default");
+  }
+  fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+  fail_unless_equals_uint64(stat(conv, "frames"), frames);
+  fail_unless_equals_uint64(stat(conv, "gpu-frames"), 0);
+  fail_unless_equals_uint64(stat(conv, "gpu-time-ns"), 0);
+  fail_unless_equals_uint64(stat(conv, "readback-gpu-time-ns"), 0);
+  fail_unless_equals_uint64(stat(conv, "gl-handovers"), frames);
   gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -1184,6 +1212,7 @@ static Suite *gl_suite() {
   tcase_set_timeout(pipelined, 60);
   tcase_add_loop_test(pipelined, test_pipelined_readback, 0, 2 * G_N_ELEMENTS(kPipelinedSizes));
   tcase_add_test(pipelined, test_pipelined_flush);
+  tcase_add_test(pipelined, test_gpu_timing_off_by_default);
   tcase_add_test(pipelined, test_pipelined_holds_input);
   tcase_add_test(pipelined, test_pipelined_asks_upstream);
   tcase_add_test(pipelined, test_pipelined_latency);

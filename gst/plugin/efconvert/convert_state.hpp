@@ -41,7 +41,8 @@ struct Settings {
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
-  TensorSettings tensor;  // mean, std, quantisation, channel order, id
+  bool gpu_timing = false;  // GL timer queries (gpu-time-ns)
+  TensorSettings tensor;    // mean, std, quantisation, channel order, id
 };
 
 struct ConvertState {

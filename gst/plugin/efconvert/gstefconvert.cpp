@@ -16,6 +16,7 @@
 #include "backend_select.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
+#include "gl_sharing.hpp"
 #endif
 #include "common/cache_capacity.hpp"
 #include "common/dma_drm_caps.hpp"
@@ -71,6 +72,7 @@ constexpr guint PROP_QUANT_ZERO_POINT = PROP_QUANT_SCALE + 1;
 constexpr guint PROP_CHANNEL_ORDER = PROP_QUANT_ZERO_POINT + 1;
 constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
 constexpr guint PROP_ATTACH_TENSOR = PROP_TENSOR_ID + 1;
+constexpr guint PROP_GPU_TIMING = PROP_ATTACH_TENSOR + 1;
 constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 
@@ -177,6 +179,9 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kGlThreadNs] = b.gl_thread_ns;
   v[kGlWaitNs] = b.gl_wait_ns;
   v[kGpuWaitNs] = b.gpu_wait_ns;
+  v[kGlSourceNs] = b.gl_source_ns;
+  v[kGlPassNs] = b.gl_pass_ns;
+  v[kGlReadbackNs] = b.gl_readback_ns;
 }
 
 guint readback_depth(ConvertState &s) {
@@ -256,6 +261,9 @@ void drain_after_playing(GstElement *element) {
 
 GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateChange transition) {
   HeldOutputs &held = state_of(element).held;
+#ifdef EF_HAVE_GSTGL
+  share_gl_early(element, state_of(element), transition);
+#endif
   if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
     held.left_playing([element] { drain_after_playing(element); });
   const GstStateChangeReturn ret =
@@ -613,6 +621,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_GL_SHADER:
         st.gl_shader = GstEfConvertGlShader(g_value_get_enum(value));
         break;
+      case PROP_GPU_TIMING:
+        st.gpu_timing = g_value_get_boolean(value);
+        break;
       case PROP_MEAN:
         st.tensor.mean = channel_values_of(value);
         break;
@@ -696,6 +707,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_GL_SHADER:
       g_value_set_enum(value, st.gl_shader);
+      break;
+    case PROP_GPU_TIMING:
+      g_value_set_boolean(value, st.gpu_timing);
       break;
     case PROP_GL_SHADER_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
@@ -908,6 +922,15 @@ void install_properties(GObjectClass *object_class) {
                         "cost many times what the same compute shader does; a software "
                         "rasterizer is the other way round. Applied when caps are next set",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_GPU_TIMING,
+      g_param_spec_boolean(
+          "gpu-timing", "GPU timing",
+          "GL timer queries around the GL backend's pass and read-back, for gpu-time-ns and "
+          "readback-gpu-time-ns; they cost GL-thread time where many GL contexts share the GPU "
+          "(EF_GL_GPU_TIMER=off turns them off whatever this says). Applied when caps are next "
+          "set",
+          FALSE, rw_flags()));
   install_tensor_properties(object_class);
   g_object_class_install_property(
       object_class, PROP_GL_SHADER_IN_USE,

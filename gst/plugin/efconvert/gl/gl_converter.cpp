@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,7 +130,24 @@ struct Target {
   std::array<guint, 3> row0{};
   bool apart = false;
   bool imported = false;  // ByteTarget::imported
+  // Read next by glCopyImageSubData, which no barrier bit but all names.
+  bool copied = false;
 };
+
+// What reads a texture after the pass's image stores into it: a sampler
+// (GL memory downstream), a later image store (the next frame), a draw or
+// glReadPixels through a framebuffer, a texture copy. Only these: a
+// barrier that also names the buffer objects (GL_ALL_BARRIER_BITS, mapped
+// pack buffers among them) may cost a GPU, or its driver on the GL thread,
+// a wait for work that has nothing to do with the stores. EF_GL_BARRIER=all
+// restores GL_ALL_BARRIER_BITS (diagnostics).
+GLbitfield image_store_barriers() {
+  const char *forced = g_getenv("EF_GL_BARRIER");
+  if (forced && std::strcmp(forced, "all") == 0)
+    return GL_ALL_BARRIER_BITS;
+  return GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+         GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT;
+}
 
 // A scissor box in output pixels.
 struct Box {
@@ -261,7 +279,9 @@ class GlConverterImpl final : public GlConverter {
   GLuint fbo_ = 0;
   GLuint sampler_ = 0;
   guint64 dispatches_ = 0;
-  GLuint staging_ = 0;  // render_pixels' immutable texture, where needed
+  const GLbitfield barriers_ = image_store_barriers();
+  bool stored_ = false;  // image stores since the last barrier
+  GLuint staging_ = 0;   // render_pixels' immutable texture, where needed
 };
 
 GlConverterImpl::~GlConverterImpl() {
@@ -505,6 +525,7 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   }
   Target staged = target;
   staged.texture[0] = staging_;
+  staged.copied = true;
   if (auto ok = render(src, staged, params); !ok)
     return ok;
   compute_->copy_image(staging_, GL_TEXTURE_2D, 0, 0, 0, 0, dst_texture, GL_TEXTURE_2D, 0, 0, 0, 0,
@@ -590,6 +611,18 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 
   const GstGLFuncs *gl = context_->gl_vtable;
   DrawScope scope(context_, samplers_, compute_ ? &*compute_ : nullptr);
+  // One barrier after the render's last image store, whichever way it
+  // ends: the texels its dispatches and draws write are disjoint, so no
+  // part of the render reads what another stored.
+  struct AfterStores {
+    GlConverterImpl &self;
+    GLbitfield bits;
+    ~AfterStores() {
+      if (self.stored_)
+        self.compute_->barrier(bits);
+      self.stored_ = false;
+    }
+  } after_stores{*this, target.copied ? GLbitfield(GL_ALL_BARRIER_BITS) : barriers_};
   const guint n_attached = one_pass ? output_.n_planes : 1;
   if (auto ok = attach(target.texture, n_attached); !ok)
     return ok;
@@ -668,9 +701,8 @@ void GlConverterImpl::draw(const Target &target, guint plane, const Box &box, co
   }
 }
 
-// The texels of `span` over the box's rows, as image stores. The barrier
-// orders them before whatever reads the texture next: a draw into its
-// other texels, a read-back, a sampler downstream.
+// The texels of `span` over the box's rows, as image stores. The render's
+// barrier orders them before whatever reads the texture next.
 void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pass,
                                const gl::TexelSpan &span, const Box &box) {
   const gint row = gint(target.row0[plane]) + box.y;
@@ -686,7 +718,7 @@ void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pa
   const guint last = (guint(span.x + span.w) + pass.texels - 1) / pass.texels;
   compute_->dispatch((last - first + kGroupWidth - 1) / kGroupWidth,
                      (guint(box.h) + kGroupHeight - 1) / kGroupHeight, 1);
-  compute_->barrier(GL_ALL_BARRIER_BITS);
+  stored_ = true;
   ++dispatches_;
 }
 
