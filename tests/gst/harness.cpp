@@ -23,8 +23,13 @@ std::string string_property(GstElement *element, const char *name) {
 }
 
 guint64 stat(GstElement *element, const char *counter) {
+  GstStructure *stats = nullptr;
+  g_object_get(element, "stats", &stats, nullptr);
   guint64 v = 0;
-  g_object_get(element, counter, &v, nullptr);
+  const bool found = stats && gst_structure_get_uint64(stats, counter, &v);
+  if (stats)
+    gst_structure_free(stats);
+  fail_unless(found, "%s: no counter %s in its stats", GST_ELEMENT_NAME(element), counter);
   return v;
 }
 

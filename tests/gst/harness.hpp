@@ -13,6 +13,8 @@ namespace ef::test {
 // An element of the harness's bin by name (borrowed: the bin keeps it).
 GstElement *harness_element(GstHarness *h, const char *name);
 
+// One counter of the element's "stats" structure; fails the test where
+// the structure has no such field.
 guint64 stat(GstElement *element, const char *counter);
 // A string property's value ("" for NULL).
 std::string string_property(GstElement *element, const char *name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// efconvert's counters, declared once: ElementStats installs them as
-// read-only properties and the efconvert-stats structure from this table.
+// efconvert's counters, declared once: ElementStats makes the efconvert-stats
+// structure (the "stats" property, the EOS message) from this table.
 #pragma once
 
 #include <array>
@@ -47,14 +47,14 @@ struct ConvertCounters {
       {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
       {kGpuTimeNs, "gpu-time-ns",
        "GPU time of the GL backend's conversion passes, from GL timer queries, summed over "
-       "gpu-frames frames; 0 where the GL has no timer queries"},
+       "gpu-frames frames (0 where the GL has no timer queries)"},
       {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
       {kReadbackGpuNs, "readback-gpu-time-ns",
        "GPU time of the read-backs' copies from the rendered textures into pack buffers (for "
        "system-memory outputs: the transfer towards the CPU), from GL timer queries"},
       {kGlHandovers, "gl-handovers",
-       "Hand-overs of work to the GL context's thread (the GL backend; one a frame, another "
-       "where a read-back is completed there)"},
+       "Hand-overs of work to the GL context's thread by the GL backend: one a frame, another "
+       "where a read-back is completed there"},
       {kGlThreadNs, "gl-thread-ns",
        "Time the GL context's thread spent on this element's work: elements sharing a context "
        "share that thread"},

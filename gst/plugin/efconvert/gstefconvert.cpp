@@ -55,8 +55,7 @@ constexpr guint PROP_CACHE_CAPACITY = 8;
 constexpr guint PROP_LETTERBOX_SCALE = 9;
 constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
-constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
+constexpr guint PROP_STATS = 12;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
 constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
@@ -649,7 +648,7 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   std::lock_guard lock(s.lock);
   const Settings &st = s.settings;
@@ -876,7 +875,7 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_LETTERBOX_Y,
       g_param_spec_int("letterbox-y", "Letterbox y", "Top border of the last frame, in pixels", 0,
                        G_MAXINT, 0, ro_flags()));
-  ConvertStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  ConvertStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
   g_object_class_install_property(
       object_class, PROP_N_THREADS,

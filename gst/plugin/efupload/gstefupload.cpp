@@ -81,8 +81,7 @@ using UploadStats = ElementStats<UploadCounters>;
 using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
-constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
+constexpr guint PROP_STATS = 2;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Settings (cache-capacity, max-errors) live in the cache and the bad-frame
@@ -388,7 +387,7 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -413,7 +412,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 
   install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
                                   "Imports (EGLImages of input buffers)");
-  UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  UploadStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(

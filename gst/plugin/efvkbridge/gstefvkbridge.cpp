@@ -50,8 +50,7 @@ constexpr guint PROP_CACHE_CAPACITY = 4;
 constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
 constexpr guint PROP_MAX_HELD = 7;
-constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + BridgeStats::kCount;
+constexpr guint PROP_STATS = 8;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 }  // namespace
@@ -349,7 +348,7 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
 
 void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   BridgeState &s = state_of(object);
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   if (id == PROP_MAX_ERRORS) {
     g_value_set_int(value, s.errors.max_errors());
@@ -455,7 +454,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                           "copy), copy (CPU copy through staging), gpu-copy (out of Vulkan into "
                           "an imported buffer), none",
                           "none", ro));
-  BridgeStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  BridgeStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(
