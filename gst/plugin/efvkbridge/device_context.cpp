@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
