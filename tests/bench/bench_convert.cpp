@@ -428,20 +428,17 @@ class PipelineRun {
     g_object_get(converter_, "backend-in-use", &name, nullptr);
     backend_ = name ? name : "";
     g_free(name);
+    auto counters = element_stats(converter_);
     for (const char *stat : kStats)
-      stats_[stat] = -read_stat(stat);
+      stats_[stat] = -counters[stat];
   }
 
   void at_window_end() {
-    if (converter_)
-      for (const char *stat : kStats)
-        stats_[stat] += read_stat(stat);
-  }
-
-  uint64_t read_stat(const char *name) const {
-    guint64 value = 0;
-    g_object_get(converter_, name, &value, nullptr);
-    return value;
+    if (!converter_)
+      return;
+    auto counters = element_stats(converter_);
+    for (const char *stat : kStats)
+      stats_[stat] += counters[stat];
   }
 
   MemfdRing &ring_;

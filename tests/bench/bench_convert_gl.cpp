@@ -417,11 +417,9 @@ class Run {
   void read_stats(int sign) {
     if (!converter_)
       return;
-    for (const char *name : kStats) {
-      guint64 value = 0;
-      g_object_get(converter_, name, &value, nullptr);
-      stats_[name] += sign * int64_t(value);
-    }
+    auto counters = ef::examples::element_stats(converter_);
+    for (const char *name : kStats)
+      stats_[name] += sign * int64_t(counters[name]);
     gchar *backend = nullptr;
     g_object_get(converter_, "backend-in-use", &backend, nullptr);
     backend_ = backend ? backend : "";

@@ -328,13 +328,12 @@ class Streams {
     for (const Count &c : counts_)
       s.frames += c.frames.load();
     s.threads = thread_cpu_ns();
-    for (GstElement *conv : converters_)
+    for (GstElement *conv : converters_) {
+      auto counters = ef::examples::element_stats(conv);
       for (const char *name : kCounters)
-        if (g_object_class_find_property(G_OBJECT_GET_CLASS(conv), name)) {
-          guint64 v = 0;
-          g_object_get(conv, name, &v, nullptr);
-          s.counters[name] += v;
-        }
+        if (auto it = counters.find(name); it != counters.end())
+          s.counters[name] += it->second;
+    }
     return s;
   }
 

@@ -24,8 +24,13 @@ std::string string_property(GstElement *element, const char *name) {
 }
 
 guint64 stat(GstElement *element, const char *counter) {
+  GstStructure *stats = nullptr;
+  g_object_get(element, "stats", &stats, nullptr);
   guint64 v = 0;
-  g_object_get(element, counter, &v, nullptr);
+  const bool found = stats && gst_structure_get_uint64(stats, counter, &v);
+  if (stats)
+    gst_structure_free(stats);
+  fail_unless(found, "%s: no counter %s in its stats", GST_ELEMENT_NAME(element), counter);
   return v;
 }
 
@@ -231,6 +236,54 @@ void expect_caps_refused(GstHarness *h, const char *in, const char *out, const c
   fail_unless(error.find(says) != std::string::npos, "%s", error.c_str());
   fail_unless(error.find("Cannot parse caps") == std::string::npos, "%s", error.c_str());
   gst_object_unref(bus);
+}
+
+std::string warnings_during(const std::function<void()> &run) {
+  std::string said;
+  GstCheckLogFilterFunc keep = [](const gchar *, GLogLevelFlags, const gchar *message,
+                                  gpointer text) -> gboolean {
+    auto &all = *static_cast<std::string *>(text);
+    all += (all.empty() ? "" : "\n") + std::string(message);
+    return TRUE;  // handled: no "unexpected warning" failure
+  };
+  GstCheckLogFilter *filters[2];
+  const char *domains[2] = {nullptr, "GLib-GObject"};
+  for (int i = 0; i < 2; ++i)
+    filters[i] = gst_check_add_log_filter(
+        domains[i], G_LOG_LEVEL_WARNING,
+        g_regex_new(".*", GRegexCompileFlags(0), GRegexMatchFlags(0), nullptr), keep, &said,
+        nullptr);
+  run();
+  for (GstCheckLogFilter *f : filters)
+    gst_check_remove_log_filter(f);
+  return said;
+}
+
+std::string launch_error(const char *description) {
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &parse_error);
+  fail_unless(pipeline && !parse_error, "%s: %s", description,
+              parse_error ? parse_error->message : "no pipeline");
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(msg, &error, &debug);
+    text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + error->message +
+           (debug ? std::string(" | ") + debug : "");
+    g_error_free(error);
+    g_free(debug);
+  }
+  if (msg)
+    gst_message_unref(msg);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pipeline);
+  return text;
 }
 
 void expect_bounded_sides(GstPad *pad, const char *filter, gint limit) {

@@ -14,6 +14,8 @@ namespace ef::test {
 // An element of the harness's bin by name (borrowed: the bin keeps it).
 GstElement *harness_element(GstHarness *h, const char *name);
 
+// One counter of the element's "stats" structure; fails the test where
+// the structure has no such field.
 guint64 stat(GstElement *element, const char *counter);
 // A string property's value ("" for NULL).
 std::string string_property(GstElement *element, const char *name);
@@ -47,6 +49,17 @@ GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint
 // Negotiates `in` -> `out` (caps strings) on `h` and pushes a frame: it must
 // fail with an ERROR containing `says`, not GstVideoInfo's "Cannot parse caps".
 void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says);
+
+// The text of the warnings logged while `run` runs, expected (no test
+// failure): g_warning without a domain (ef's refused property values, see
+// common/property_checks) and GObject's own (a value out of range). "" when
+// nothing was logged.
+std::string warnings_during(const std::function<void()> &run);
+
+// Runs the gst-launch-1.0 line `description` (it must parse: every link
+// made) to its first ERROR or EOS: "element: message | debug" of the first
+// ERROR on the bus, "" at EOS or after 20 s.
+std::string launch_error(const char *description);
 
 // The caps `pad` answers for `filter` (NULL: any) bound width and height by
 // a limit: each structure carries an int range whose maximum is `limit`, or

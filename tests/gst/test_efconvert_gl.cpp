@@ -1182,6 +1182,44 @@ GST_START_TEST(test_readback_into_pack_memory) {
 }
 GST_END_TEST;
 
+// backend and gl-shader set while playing apply from the next frame (the
+// element renegotiates: backend-in-use and gl-shader-in-use say what runs),
+// and each frame is what that setting makes: the same bytes for both GL
+// passes, the CPU's within 40 dB of GL's (test_gl_matches_cpu).
+GST_START_TEST(test_settings_apply_while_playing) {
+  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 320, 180);
+  const GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 96, 96);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=gl gl-shader=fragment");
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  GstElement *conv = harness_element(h, "conv");
+  GstBuffer *src = smooth_nv12(in);
+  auto run = [&](const char *backend, const char *shader) {
+    GstBuffer *got = gst_harness_push_and_pull(h, gst_buffer_ref(src));
+    fail_unless(got != nullptr);
+    fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), backend);
+    fail_unless_equals_string(string_property(conv, "gl-shader-in-use").c_str(), shader);
+    GstBuffer *copy = gst_buffer_copy_deep(got);
+    gst_buffer_unref(got);
+    return copy;
+  };
+  GstBuffer *drawn = run("gl", "fragment");
+  gst_util_set_object_arg(G_OBJECT(conv), "gl-shader", "compute");
+  GstBuffer *computed = run("gl", "compute");
+  gst_util_set_object_arg(G_OBJECT(conv), "backend", "cpu");
+  GstBuffer *cpu = run("cpu", "none");
+  gst_util_set_object_arg(G_OBJECT(conv), "backend", "gl");
+  GstBuffer *again = run("gl", "compute");
+  std::string where;
+  fail_unless_equals_int(max_difference(drawn, computed, out, where), 0);
+  fail_unless_equals_int(max_difference(computed, again, out, where), 0);
+  const double db = psnr(drawn, cpu, out);
+  fail_unless(db >= 40.0, "GL vs CPU after the switch: %.1f dB", db);
+  for (GstBuffer *b : {drawn, computed, cpu, again, src})
+    gst_buffer_unref(b);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *gl_suite() {
   Suite *s = suite_create("efconvert_gl");
   TCase *tc = tcase_create("gl");
@@ -1202,6 +1240,7 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_gl_shader_stages);
   tcase_add_test(tc, test_readback_into_pack_memory);
   tcase_add_test(tc, test_not_a_buffer_refused);
+  tcase_add_test(tc, test_settings_apply_while_playing);
   suite_add_tcase(s, tc);
   // A hang before the fix must fail in seconds, not at the default limit.
   TCase *sizes = tcase_create("fd_output_sizes");

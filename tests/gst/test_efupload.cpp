@@ -445,6 +445,21 @@ GST_START_TEST(test_size_beyond_pass_through_limit) {
 }
 GST_END_TEST;
 
+// Caps beyond the limit in gst-launch-1.0: the line links and the first
+// error names the limit, from efupload.
+GST_START_TEST(test_size_limit_in_gst_launch) {
+  for (const char *size : {"width=17000,height=16", "width=100000,height=100000"}) {
+    const std::string line = std::string("videotestsrc num-buffers=1 ! video/x-raw,") + size +
+                             " ! efupload name=u ! fakesink";
+    const std::string error = launch_error(line.c_str());
+    fail_unless(
+        error.rfind("u: u cannot take these frames: width ", 0) == 0 &&
+            error.find("exceeds the CPU path's maximum frame side 16384") != std::string::npos,
+        "%s: %s", size, error.c_str());
+  }
+}
+GST_END_TEST;
+
 // Once efupload has its GL context, what it answers upstream for GL output
 // carries the context's texture limit.
 GST_START_TEST(test_caps_carry_gl_limit) {
@@ -486,6 +501,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_pass_through_before_gldownload);
   tcase_add_test(tc, test_size_beyond_gl_limit);
   tcase_add_test(tc, test_size_beyond_pass_through_limit);
+  tcase_add_test(tc, test_size_limit_in_gst_launch);
   tcase_add_test(tc, test_caps_carry_gl_limit);
   suite_add_tcase(s, tc);
   return s;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// efconvert's counters, declared once: ElementStats installs them as
-// read-only properties and the efconvert-stats structure from this table.
+// efconvert's counters, declared once: ElementStats makes the efconvert-stats
+// structure (the "stats" property, the EOS message) from this table.
 #pragma once
 
 #include <array>
@@ -58,8 +58,8 @@ struct ConvertCounters {
        "system-memory outputs: the transfer towards the CPU), from GL timer queries "
        "(gpu-timing=true)"},
       {kGlHandovers, "gl-handovers",
-       "Hand-overs of work to the GL context's thread (the GL backend; one a frame, another "
-       "where a read-back is completed there)"},
+       "Hand-overs of work to the GL context's thread by the GL backend: one a frame, another "
+       "where a read-back is completed there"},
       {kGlThreadNs, "gl-thread-ns",
        "Time the GL context's thread spent on this element's work: elements sharing a context "
        "share that thread"},
