@@ -1,29 +1,51 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run). On a fresh Debian 12 machine it
-# installs what is missing, then configures, builds and runs every suite:
-#   1. the normal build with -Werror: all tests (core, C ABI, gst-check element tests,
-#      the stress suite: EF_STRESS_LONG=N runs its soaks and cycles N times longer);
+# installs what is missing, then configures, builds and runs every suite, in legs:
+#   1. the normal build with -Werror and GST_DISABLE_DEPRECATED (as every build
+#      here): all tests (core, C ABI, gst-check element tests, the stress suite:
+#      EF_STRESS_LONG=N runs its soaks and cycles N times longer);
 #   2. ASan + UBSan: all tests but the stress suite and the GL converter's runs on
 #      the non-default GL APIs (suite "gl-api": the same code; the default API's
 #      fragment and compute runs stay); the C ABI fuzz, suite "fuzz", runs here;
 #      leaks of system libraries: tests/sanitizers/lsan.supp;
 #   3. TSan: the cache, gate, release-queue and CPU worker-pool tests (suite "tsan");
-#   4. Debian 13 (GStreamer 1.26, g++ 14): the -Werror build and all tests, in the
-#      root scripts/debian13.sh makes and keeps (sanitizers run on the host only).
-#   5. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
-#   6. the Debian packages built in the Debian 13 root, installed and run in a clean
+#   4. Debian 13 (trixie: GStreamer 1.26, g++ 14) and
+#   5. Debian forky (testing: GStreamer 1.28, g++ 16): the -Werror build and all
+#      tests, each in the root scripts/debian-root.sh makes and keeps for its suite
+#      (sanitizers run on the host only);
+#   6. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
+#   7. the Debian packages built in the Debian 13 root, installed and run in a clean
 #      one (scripts/test_packages.sh).
-# Exits non-zero on any failure; ends with one "N passed, N failed, N skipped" line
-# that counts every run.
-#   --debian13   what the fourth run executes inside the root: build 1 only, in
-#                build-ci-deb13, and no summary
+# A leg that cannot run its tests (a build error, a root whose packages cannot be
+# installed) says why and counts as a failure; the other legs still run. Each leg
+# prints its wall time. Exits non-zero on any failure; ends with one
+# "N passed, N failed, N skipped" line that counts every leg.
+#   --root SUITE   what legs 4 and 5 execute inside their root: build 1 only, in
+#                  the suite's build folder, and no summary (--debian13: --root trixie)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-leg=host
-[ "${1:-}" != --debian13 ] || leg=debian13
-normal=build-ci
-[ $leg = host ] || normal=build-ci-deb13
+inside=""
+case "${1:-}" in
+  --root) inside=${2:?--root needs a suite} ;;
+  --debian13) inside=trixie ;;
+esac
+
+# The suites tested in roots beside a Debian 12 host, their build folders and names.
+suites=(trixie forky)
+build_of() {
+  case $1 in
+    trixie) echo build-ci-deb13 ;;
+    *) echo "build-ci-$1" ;;
+  esac
+}
+label_of() {
+  case $1 in
+    trixie) echo "Debian 13 (GStreamer 1.26)" ;;
+    forky) echo "Debian forky (GStreamer 1.28)" ;;
+    *) echo "Debian $1" ;;
+  esac
+}
 
 bash scripts/install-deps.sh
 
@@ -39,49 +61,95 @@ setup() {  # dir, options...
   local dir=$1
   shift
   if [ -f "$dir/build.ninja" ]; then
-    meson setup --reconfigure "$dir" "$@" >/dev/null
+    meson setup --reconfigure "$dir" "$@" >/dev/null || return 1
   else
-    meson setup "$dir" "$@" >/dev/null
+    meson setup "$dir" "$@" >/dev/null || return 1
   fi
   # Quiet when it builds; the compiler's messages when it does not.
   ninja -C "$dir" >"$dir/ninja.log" || { cat "$dir/ninja.log"; return 1; }
 }
 
 status=0
-run() {  # label, dir, meson test arguments...
-  local label=$1 dir=$2
-  shift 2
-  echo "== $label"
-  if ! "${runner[@]}" meson test -C "$dir" --no-rebuild --print-errorlogs "$@"; then
-    status=1
-  fi
+times=()
+# A leg that could not run its tests: why, kept for the summary
+# (scripts/test_summary.py counts it as a failure).
+leg_failed() {  # build folder, reason
+  mkdir -p "$1"
+  echo "$2" >"$1/leg-failed"
+  echo "== FAILED: $2" >&2
+  status=1
 }
 
-runner=()
-setup $normal -Dwerror=true
-run "tests" $normal
-[ $leg = host ] || exit $status
+# A log or a failure left by an earlier run must not stand in for this one.
+fresh() {  # build folder
+  rm -f "$1/leg-failed" "$1/meson-logs/testlog.json"
+}
 
-setup build-ci-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dbenchmarks=disabled
-run "tests under ASan+UBSan" build-ci-asan --no-suite stress --no-suite gl-api
+leg() {  # label, build folder, setup options..., --, meson test arguments...
+  local label=$1 dir=$2 start=$SECONDS options=()
+  shift 2
+  while [ "$1" != -- ]; do
+    options+=("$1")
+    shift
+  done
+  shift
+  echo "== $label"
+  fresh "$dir"
+  if setup "$dir" "${options[@]}"; then
+    "${runner[@]}" meson test -C "$dir" --no-rebuild --print-errorlogs "$@" || status=1
+  else
+    leg_failed "$dir" "$label: the build failed (the compiler's messages are above)"
+  fi
+  times+=("$label: $((SECONDS - start)) s")
+  echo "== $label: $((SECONDS - start)) s"
+}
+
+# Legs 4 and 5: the root of `suite` made or brought up to date, then this
+# script inside it with --root.
+root_leg() {  # suite
+  local suite=$1 dir label start=$SECONDS
+  dir=$(build_of "$suite")
+  label=$(label_of "$suite")
+  echo "== $label: its root"
+  fresh "$dir"
+  if ! bash scripts/debian-root.sh "$suite" prepare; then
+    leg_failed "$dir" "$label: its root could not be made or its packages installed (the messages above say which and why)"
+    times+=("$label: $((SECONDS - start)) s, root not ready")
+    return
+  fi
+  local ready=$SECONDS
+  bash scripts/debian-root.sh "$suite" run bash scripts/test.sh --root "$suite" || status=1
+  times+=("$label: $((SECONDS - start)) s ($((ready - start)) s the root, $((SECONDS - ready)) s build and tests)")
+}
+
+# Every build: -Werror, and GStreamer's deprecated API hidden, so that a call
+# to it fails the build on the GStreamer that deprecates it (the forky leg
+# sees 1.28's deprecations) and ef carries the new name under GST_CHECK_VERSION.
+strict=(-Dwerror=true -Dc_args=-DGST_DISABLE_DEPRECATED -Dcpp_args=-DGST_DISABLE_DEPRECATED)
+
+runner=()
+if [ -n "$inside" ]; then
+  leg "tests ($(label_of "$inside"))" "$(build_of "$inside")" "${strict[@]}" --
+  exit $status
+fi
+
+leg "tests" build-ci "${strict[@]}" --
+leg "tests under ASan+UBSan" build-ci-asan "${strict[@]}" -Db_sanitize=address,undefined \
+  -Db_lundef=false -Dbenchmarks=disabled -- --no-suite stress --no-suite gl-api
 
 # TSan's shadow memory needs a fixed layout; newer kernels randomise mmap
 # bases too widely for g++ 12's runtime, so run without address randomisation.
-setup build-ci-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false -Dbenchmarks=disabled
 runner=(setarch "$(uname -m)" -R)
-run "cache, gate, release-queue and CPU pool tests under TSan" build-ci-tsan --suite tsan
+leg "cache, gate, release-queue and CPU pool tests under TSan" build-ci-tsan "${strict[@]}" \
+  -Db_sanitize=thread -Db_lundef=false -Dbenchmarks=disabled -- --suite tsan
 runner=()
 
 builds=(build-ci build-ci-asan build-ci-tsan)
 if [ "$(. /etc/os-release && echo "$VERSION_CODENAME")" = bookworm ]; then
-  echo "== Debian 13: tests"
-  # A log left by an earlier run must not stand in for a build that fails now.
-  rm -f build-ci-deb13/meson-logs/testlog.json
-  start=$SECONDS
-  bash scripts/debian13.sh run bash scripts/test.sh --debian13 || status=1
-  echo "Debian 13 run: $((SECONDS - start)) s"
-  builds+=(build-ci-deb13)
+  for suite in "${suites[@]}"; do
+    root_leg "$suite"
+    builds+=("$(build_of "$suite")")
+  done
 fi
 
 # The documentation's commands as written (scripts/test_readme.py), and the
@@ -90,15 +158,17 @@ fi
 start=$SECONDS
 echo "== commands of README.md and docs/"
 /usr/bin/python3 scripts/test_readme.py build-readme || status=1
-echo "documentation commands: $((SECONDS - start)) s"
+times+=("documentation commands: $((SECONDS - start)) s")
 builds+=(build-readme)
 if [ "$(. /etc/os-release && echo "$VERSION_CODENAME")" = bookworm ]; then
   start=$SECONDS
   echo "== Debian packages in a clean Debian 13 root"
   bash scripts/test_packages.sh build-pkg-deb13 || status=1
-  echo "Debian packages: $((SECONDS - start)) s"
+  times+=("Debian packages: $((SECONDS - start)) s")
   builds+=(build-pkg-deb13)
 fi
 
+echo "== wall time"
+printf '%s\n' "${times[@]}" "all legs: $SECONDS s"
 python3 "$root/scripts/test_summary.py" "${builds[@]}"
 exit $status

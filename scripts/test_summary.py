@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """Prints one 'N passed, N failed, N skipped' line for each build directory
 given (the meson test log of one run), lists every skipped test with its
-reason, and ends with the same line for all of them together."""
+reason, and ends with the same line for all of them together. A leg that
+could not run its tests (scripts/test.sh wrote its reason to leg-failed in
+its build directory) counts as one failure and says why."""
 import json
 import pathlib
 import sys
 
 
 def count(build, skips):
-    """passed, failed, skipped of one build directory's test log."""
+    """passed, failed, skipped of one build directory's test log, and what
+    is to be said of the leg beside them ("" when nothing)."""
     log = pathlib.Path(build) / "meson-logs" / "testlog.json"
-    if not log.exists():
-        print(f"{build}: no test log")
-        return 0, 1, 0
+    leg_failed = pathlib.Path(build) / "leg-failed"
     passed = failed = skipped = 0
+    note = ""
+    if leg_failed.exists():
+        note = f" (the leg failed: {leg_failed.read_text().strip()})"
+        failed += 1
+    if not log.exists():
+        return (0, max(failed, 1), 0), note or " (no test log)"
     for line in log.read_text().splitlines():
         result = json.loads(line)
         verdict = result["result"]
@@ -25,7 +32,7 @@ def count(build, skips):
             skips.append(f"{build}/{result['name']}: {reason[-1] if reason else 'skipped'}")
         else:
             failed += 1
-    return passed, failed, skipped
+    return (passed, failed, skipped), note
 
 
 def line(passed, failed, skipped):
@@ -33,9 +40,9 @@ def line(passed, failed, skipped):
 
 
 skips = []
-runs = [(build, count(build, skips)) for build in sys.argv[1:]]
+runs = [(build, *count(build, skips)) for build in sys.argv[1:]]
 for s in skips:
     print("skipped:", s)
-for build, counts in runs:
-    print(f"{build}: {line(*counts)}")
-print(line(*(sum(c[i] for _, c in runs) for i in range(3))))
+for build, counts, note in runs:
+    print(f"{build}: {line(*counts)}{note}")
+print(line(*(sum(c[i] for _, c, _ in runs) for i in range(3))))

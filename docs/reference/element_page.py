@@ -169,9 +169,35 @@ def element_section(name):
     if readouts:
         out += ["### Read-only properties",
                 "",
-                "State and counters, also in the `stats` structure.", ""]
+                "What the element is doing; its counters are the fields of `stats` "
+                "(below).", ""]
         out += property_table(readouts, False) + [""]
+    out += counter_section(element)
     return out
+
+
+def counter_section(element):
+    """The fields of the element's `stats` structure (their names from a new
+    element's structure, what each counts from the property's blurb, which
+    lists them as "name: text; name: text")."""
+    pspec = element.find_property("stats")
+    if pspec is None:
+        return []
+    stats = element.get_property("stats")
+    names = [stats.nth_field_name(i) for i in range(stats.n_fields())]
+    blurb = pspec.blurb
+    intro, _, fields = blurb.partition("Fields: ")
+    starts = [fields.find(f"{n}: ") for n in names]
+    if not fields or -1 in starts or starts != sorted(starts):
+        sys.exit(f"element_page.py: the stats blurb of {element.get_factory().get_name()} "
+                 "does not list its fields in order")
+    out = ["### Statistics", "", cell(intro), "",
+           "| counter | what it counts |", "|---|---|"]
+    for i, name in enumerate(names):
+        end = starts[i + 1] if i + 1 < len(names) else len(fields)
+        text = fields[starts[i] + len(name) + 2:end].rstrip("; ")
+        out.append(f"| `{name}` | {cell(text)} |")
+    return out + [""]
 
 
 def main():

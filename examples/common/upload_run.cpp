@@ -106,17 +106,6 @@ std::map<std::string, uint64_t> uint64_fields(const GstStructure *s) {
   return fields;
 }
 
-std::map<std::string, uint64_t> element_stats(GstElement *element) {
-  if (!g_object_class_find_property(G_OBJECT_GET_CLASS(element), "stats"))
-    return {};
-  GstStructure *s = nullptr;
-  g_object_get(element, "stats", &s, nullptr);
-  auto fields = uint64_fields(s);
-  if (s)
-    gst_structure_free(s);
-  return fields;
-}
-
 // What one output frame shows.
 enum class Shown { Imported, Reused, Copied, Other };
 
@@ -371,6 +360,17 @@ GstBusSyncReply watch_errors(GstBus *, GstMessage *message, gpointer probes) {
 }
 
 }  // namespace
+
+std::map<std::string, uint64_t> element_stats(GstElement *element) {
+  if (!element || !g_object_class_find_property(G_OBJECT_GET_CLASS(element), "stats"))
+    return {};
+  GstStructure *s = nullptr;
+  g_object_get(element, "stats", &s, nullptr);
+  auto fields = uint64_fields(s);
+  if (s)
+    gst_structure_free(s);
+  return fields;
+}
 
 std::string message_text(GstMessage *message) {
   GError *error = nullptr;

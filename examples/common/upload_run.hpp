@@ -81,6 +81,10 @@ struct RunResult {
 
 RunResult run_upload(const RunConfig &config);
 
+// The guint64 fields of an element's "stats" structure (ef's elements keep
+// their counters there); empty for an element without one.
+std::map<std::string, uint64_t> element_stats(GstElement *element);
+
 // "ELEMENT: message (debug details)" of an ERROR or WARNING bus message.
 std::string message_text(GstMessage *message);
 

@@ -2,7 +2,6 @@
 #include "ef/identity.hpp"
 
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -11,21 +10,12 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <optional>
+
+#include "ef/fd_kind.hpp"
 
 namespace ef {
 
 namespace {
-
-// Not in every linux/magic.h this project builds against.
-constexpr int64_t kDmaBufMagic = 0x444d4142;
-constexpr int64_t kAnonInodeMagic = 0x09041934;
-constexpr int64_t kTmpfsMagic = 0x01021994;
-constexpr int64_t kHugetlbfsMagic = 0x958458f6;
-
-bool starts_with(const std::string &s, std::string_view prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
 
 Error refuse(const FdFacts &facts, const std::string &why) {
   return Error{EINVAL, "fd (" + (facts.link.empty() ? std::string("?") : facts.link) +
@@ -65,33 +55,29 @@ std::string to_string(const BufferIdentity &identity) {
 }
 
 Result<BufferIdentity> classify_fd(const FdFacts &facts) {
-  const bool regular = S_ISREG(facts.st_mode);
-  const uint64_t key = inode_key(facts.st_dev, facts.st_ino);
-
-  if (facts.fs_magic == kDmaBufMagic) {
-    // Before Linux 5.3 a dma-buf has no inode of its own and reports size 0.
-    if (facts.st_size == 0)
-      return refuse(facts, "dma-buf reports size 0 (pre-5.3 kernel: all dma-bufs share one inode)");
-    return BufferIdentity::derived(IdentityKind::DmaBuf, key);
-  }
-  if (facts.fs_magic == kAnonInodeMagic)
-    return refuse(facts, "anonymous inode shared by many objects (a pre-5.3 dma-buf?)");
-  if (!regular)
-    return refuse(facts, "not a dma-buf, memfd or shm file");
-  std::optional<IdentityKind> kind;
-  if (facts.fs_magic == kTmpfsMagic || facts.fs_magic == kHugetlbfsMagic) {
-    if (starts_with(facts.link, "/memfd:"))
-      kind = IdentityKind::DmaBuf;
-    else if (starts_with(facts.link, "/dev/shm/"))
-      kind = IdentityKind::Shm;
-  }
+  auto kind = buffer_fd_kind(facts);
   if (!kind)
-    return refuse(facts, "a regular file is not a shareable buffer");
-  // An empty file owns no pages: every importer refuses size 0, so it gets no
-  // identity a cache could be asked about.
-  if (facts.st_size == 0)
-    return refuse(facts, "size 0: an empty memfd or shm file holds no buffer");
-  return BufferIdentity::derived(*kind, key);
+    return refuse(facts, kind.error().message);
+  const uint64_t key = inode_key(facts.st_dev, facts.st_ino);
+  switch (*kind) {
+    case FdKind::SharedDmaBuf:
+      return refuse(facts, "anonymous inode shared by many objects (a pre-5.3 dma-buf)");
+    case FdKind::DmaBuf:
+      // Before Linux 5.3 a dma-buf has no inode of its own and reports size 0.
+      if (facts.st_size == 0)
+        return refuse(facts,
+                      "dma-buf reports size 0 (pre-5.3 kernel: all dma-bufs share one inode)");
+      return BufferIdentity::derived(IdentityKind::DmaBuf, key);
+    case FdKind::Memfd:
+    case FdKind::Shm:
+      // An empty file owns no pages: every importer refuses size 0, so it
+      // gets no identity a cache could be asked about.
+      if (facts.st_size == 0)
+        return refuse(facts, "size 0: an empty memfd or shm file holds no buffer");
+      return BufferIdentity::derived(
+          *kind == FdKind::Memfd ? IdentityKind::DmaBuf : IdentityKind::Shm, key);
+  }
+  return refuse(facts, "unknown kind of buffer");
 }
 
 Result<FdFacts> read_fd_facts(int fd) {

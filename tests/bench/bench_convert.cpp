@@ -179,13 +179,16 @@ class LibyuvLetterbox {
   void convert(const GstVideoFrame &src) {
     // efconvert's kernels for exactly 3 (luma) and 1.5 (chroma, to the
     // output's full resolution): libyuv's bilinear samples one pixel in
-    // three at 3:1 (it aliases) and runs in C from 1.5x.
+    // three at 3:1 (it aliases) and runs in C from 1.5x. The chroma is
+    // cosited across, as the frames' caps say (1080p: chroma-site mpeg2).
     ef::gst::cpu::box3_plane(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)),
                              GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0), scaled_y_.data(), kOut, kOut,
                              kContentHeight);
+    if (!cosited_)
+      cosited_ = cosited_as_sent(src.info);
     ef::gst::cpu::box32_uv(static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 1)),
                            GST_VIDEO_FRAME_PLANE_STRIDE(&src, 1), scaled_u_.data(), kOut,
-                           scaled_v_.data(), kOut, kOut / 2, kContentHeight / 2);
+                           scaled_v_.data(), kOut, kOut / 2, kContentHeight / 2, *cosited_);
     if (!planar_) {
       // GStreamer's RGB is R, G, B in memory, which libyuv calls RAW: the
       // RGB24 call with U and V swapped and the U/V-swapped constants.
@@ -243,7 +246,19 @@ class LibyuvLetterbox {
                 size_t(kOut - kTop - kContentHeight) * stride);
   }
 
+  // Whether chroma is cosited across as efconvert reads the caps made of
+  // `info` (GStreamer 1.26 leaves chroma-site out of 1080p caps and reads
+  // mpeg2 back, where the info itself said unknown).
+  static bool cosited_as_sent(const GstVideoInfo &info) {
+    GstCaps *caps = gst_video_info_to_caps(&info);
+    GstVideoInfo read;
+    const bool ok = gst_video_info_from_caps(&read, caps);
+    gst_caps_unref(caps);
+    return ok && (read.chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED);
+  }
+
   const bool planar_;
+  std::optional<bool> cosited_;
   const Bt709 bt709_;
   std::vector<uint8_t> scaled_y_, scaled_u_, scaled_v_, strip_, alpha_, out_;
 };
@@ -413,20 +428,17 @@ class PipelineRun {
     g_object_get(converter_, "backend-in-use", &name, nullptr);
     backend_ = name ? name : "";
     g_free(name);
+    auto counters = element_stats(converter_);
     for (const char *stat : kStats)
-      stats_[stat] = -read_stat(stat);
+      stats_[stat] = -counters[stat];
   }
 
   void at_window_end() {
-    if (converter_)
-      for (const char *stat : kStats)
-        stats_[stat] += read_stat(stat);
-  }
-
-  uint64_t read_stat(const char *name) const {
-    guint64 value = 0;
-    g_object_get(converter_, name, &value, nullptr);
-    return value;
+    if (!converter_)
+      return;
+    auto counters = element_stats(converter_);
+    for (const char *stat : kStats)
+      stats_[stat] += counters[stat];
   }
 
   MemfdRing &ring_;

@@ -189,9 +189,11 @@ struct Case {
 // planes of the downloaded RGBA.
 std::string chain_of(const Case &c, Output o) {
   if (c.readback_depth >= 0)
+    // gpu-timing: the GPU time of the pass and the read-back (the
+    // counters gpu_own_us, gpu_readback_us).
     return std::string("efconvert name=conv backend=") + c.backend +
            " letterbox=false readback-depth=" + std::to_string(c.readback_depth) +
-           " gl-shader=" + c.shader;
+           " gl-shader=" + c.shader + " gpu-timing=true";
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
   const std::string scaled =
@@ -415,11 +417,9 @@ class Run {
   void read_stats(int sign) {
     if (!converter_)
       return;
-    for (const char *name : kStats) {
-      guint64 value = 0;
-      g_object_get(converter_, name, &value, nullptr);
-      stats_[name] += sign * int64_t(value);
-    }
+    auto counters = ef::examples::element_stats(converter_);
+    for (const char *name : kStats)
+      stats_[name] += sign * int64_t(counters[name]);
     gchar *backend = nullptr;
     g_object_get(converter_, "backend-in-use", &backend, nullptr);
     backend_ = backend ? backend : "";

@@ -15,7 +15,7 @@
 //     efconvert-cpu|stock|none --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
-//     [--json=FILE]
+//     [--gpu-timing=1] [--label=NAME] [--json=FILE]
 //
 // Sources: gl, a ring of 4 frames uploaded once into the program's GL
 // context (which every GL element is given, as a decoder's), pushed by an
@@ -27,6 +27,10 @@
 // figures are summed; the windows of all processes are the same seconds.
 // --display=app sets one GstGLDisplay on the pipeline before it starts (see
 // share_display()); the JSON counts the GL contexts the elements use.
+// --gpu-timing=1 sets efconvert's gpu-timing (GL timer queries: gpu-time-ns;
+// off by default, as in the element). --label names the run in the JSON
+// (streams_variants.sh). The EF_GL_* diagnostics set in the environment
+// are recorded with the run ("setting").
 #include <gst/app/gstappsrc.h>
 #include <gst/gl/gl.h>
 #include <sys/resource.h>
@@ -61,6 +65,8 @@ struct Options {
   int streams = 1, processes = 1, depth = 1, n_threads = 0;
   std::string shader = "auto", clip, json;
   bool app_display = false;  // one GstGLDisplay set on the pipeline by the program
+  bool gpu_timing = false;   // efconvert gpu-timing=true
+  std::string label;
   double seconds = 3.0;
   int warmup = 10;
 };
@@ -96,6 +102,10 @@ bool parse(int argc, char **argv, Options &o) {
       o.clip = value;
     else if (key == "display")
       o.app_display = value == "app";
+    else if (key == "gpu-timing")
+      o.gpu_timing = value == "1" || value == "true";
+    else if (key == "label")
+      o.label = value;
     else if (key == "json")
       o.json = value;
     else
@@ -123,7 +133,7 @@ std::string chain_of(const Options &o, int i) {
   if (o.chain == "efconvert-gl")
     return "efconvert" + name +
            " backend=gl letterbox=false readback-depth=" + std::to_string(o.depth) +
-           " gl-shader=" + o.shader + caps;
+           " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") + caps;
   if (o.chain == "efconvert-cpu")
     return "efconvert" + name +
            " backend=cpu letterbox=false n-threads=" + std::to_string(o.n_threads) + caps;
@@ -234,7 +244,10 @@ constexpr const char *kCounters[] = {"frames",
                                      "gl-handovers",
                                      "gl-thread-ns",
                                      "gl-wait-ns",
-                                     "gpu-wait-ns"};
+                                     "gpu-wait-ns",
+                                     "gl-source-ns",
+                                     "gl-pass-ns",
+                                     "gl-readback-ns"};
 
 struct Snapshot {
   uint64_t wall = 0, cpu = 0, frames = 0;
@@ -315,13 +328,12 @@ class Streams {
     for (const Count &c : counts_)
       s.frames += c.frames.load();
     s.threads = thread_cpu_ns();
-    for (GstElement *conv : converters_)
+    for (GstElement *conv : converters_) {
+      auto counters = ef::examples::element_stats(conv);
       for (const char *name : kCounters)
-        if (g_object_class_find_property(G_OBJECT_GET_CLASS(conv), name)) {
-          guint64 v = 0;
-          g_object_get(conv, name, &v, nullptr);
-          s.counters[name] += v;
-        }
+        if (auto it = counters.find(name); it != counters.end())
+          s.counters[name] += it->second;
+    }
     return s;
   }
 
@@ -659,15 +671,20 @@ void report(const Options &o, const std::vector<Share> &shares) {
     }
   }
   const double frames = double(std::max<uint64_t>(sum.frames, 1));
-  // The diagnostic settings of the run (gl_fence.hpp, gl_gpu_timer.cpp).
+  // The diagnostic settings of the run (docs/ARCHITECTURE.md, efconvert's
+  // GL diagnostics), and gpu-timing.
   std::string setting;
-  for (const char *name : {"EF_GL_FENCES", "EF_GL_GPU_TIMER", "EF_GL_RENDERER_KIND"})
+  for (const char *name : {"EF_GL_FENCES", "EF_GL_GPU_TIMER", "EF_GL_RENDERER_KIND", "EF_GL_EARLY",
+                           "EF_GL_BARRIER", "EF_GL_SCRATCH", "EF_GL_FLUSH"})
     if (const char *value = g_getenv(name))
       setting += std::string(setting.empty() ? "" : " ") + name + "=" + value;
+  if (o.gpu_timing)
+    setting += std::string(setting.empty() ? "" : " ") + "gpu-timing=true";
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
-  j << "{\"source\": \"" << o.source << "\", \"chain\": \"" << o.chain << "\", \"output\": \""
-    << o.output << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
+  j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source
+    << "\", \"chain\": \"" << o.chain << "\", \"output\": \"" << o.output
+    << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
     << ", \"depth\": " << o.depth << ", \"n_threads\": " << o.n_threads << ", \"shader\": \""
     << o.shader << "\", \"display\": \"" << (o.app_display ? "app" : "pipeline")
     << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus
@@ -707,7 +724,8 @@ int main(int argc, char **argv) {
                  "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
                  "--chain=efconvert-gl|efconvert-cpu|stock|none --output=rgb|glrgba --streams=N "
                  "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
-                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--json=FILE]\n");
+                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
+                 "[--label=NAME] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

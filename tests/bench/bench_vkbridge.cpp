@@ -109,23 +109,6 @@ GstVideoInfo paged(GstVideoInfo info) {
   return info;
 }
 
-std::map<std::string, uint64_t> element_stats(GstElement *element) {
-  std::map<std::string, uint64_t> fields;
-  if (!element || !g_object_class_find_property(G_OBJECT_GET_CLASS(element), "stats"))
-    return fields;
-  GstStructure *s = nullptr;
-  g_object_get(element, "stats", &s, nullptr);
-  for (gint i = 0; s && i < gst_structure_n_fields(s); ++i) {
-    const gchar *name = gst_structure_nth_field_name(s, guint(i));
-    guint64 value;
-    if (gst_structure_get_uint64(s, name, &value))
-      fields[name] = value;
-  }
-  if (s)
-    gst_structure_free(s);
-  return fields;
-}
-
 std::string string_property(GstElement *element, const char *name) {
   if (!element || !g_object_class_find_property(G_OBJECT_GET_CLASS(element), name))
     return "";

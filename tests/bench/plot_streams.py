@@ -99,21 +99,26 @@ def table(runs, source, processes):
     print(f"\n### {SOURCES.get(source, source)}, {where}\n")
     print("| chain | streams | fps | CPU µs / frame | CPUs busy | GL contexts | "
           "GPU µs / frame (efconvert's pass) | hand-overs / frame | GL thread µs / frame | "
-          "of it waiting µs | streaming thread waits µs |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "of it: source, pass, read-back µs | of it waiting µs | streaming thread waits µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in keys:
         rs = runs[k]
         gpu_ns, gpu_frames = median(rs, "gpu-time-ns", "per_frame"), median(rs, "gpu-frames",
                                                                               "per_frame")
         gpu = gpu_ns / gpu_frames / 1e3 if gpu_ns and gpu_frames else None
         per = {key: median(rs, key, "per_frame") for key in
-               ("gl-handovers", "gl-thread-ns", "gl-wait-ns", "gpu-wait-ns")}
+               ("gl-handovers", "gl-thread-ns", "gl-wait-ns", "gpu-wait-ns", "gl-source-ns",
+                "gl-pass-ns", "gl-readback-ns")}
         us = {key: (v / 1e3 if v is not None else None) for key, v in per.items()}
+        # Builds before the stages were counted have none.
+        stages = " / ".join(cell(us[key], '{:.0f}') for key in
+                            ("gl-source-ns", "gl-pass-ns", "gl-readback-ns"))
+        stages = "" if stages == " /  / " else stages
         print(f"| {k[2]} | {k[3]} | {cell(median(rs, 'fps'))} | "
               f"{cell(median(rs, 'cpu_us_per_frame'))} | {cell(median(rs, 'cpu_busy'), '{:.0%}')} | "
               f"{cell(median(rs, 'gl_contexts'))} | {cell(gpu, '{:.1f}')} | "
               f"{cell(per['gl-handovers'], '{:.2f}')} | {cell(us['gl-thread-ns'], '{:.0f}')} | "
-              f"{cell(us['gl-wait-ns'], '{:.0f}')} | {cell(us['gpu-wait-ns'], '{:.0f}')} |")
+              f"{stages} | {cell(us['gl-wait-ns'], '{:.0f}')} | {cell(us['gpu-wait-ns'], '{:.0f}')} |")
 
 
 def plot(runs, png):

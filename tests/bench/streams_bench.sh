@@ -66,13 +66,16 @@ if has gl; then
     run -- --source=gl --chain=stock --output=rgb --streams="$n"
     run -- --source=gl --chain=stock --output=glrgba --streams="$n"
   done
-  # What each change is worth at many streams on one context: the frames'
-  # waits back on the GL thread (GL sync objects, as before EGL fences), and
-  # no GPU timer queries.
-  run EF_GL_FENCES=gl -- --source=gl --chain=efconvert-gl --output=rgb --depth=1 --streams="$probe"
-  run EF_GL_GPU_TIMER=off -- --source=gl --chain=efconvert-gl --output=rgb --depth=1 \
-    --streams="$probe"
-  run EF_GL_GPU_TIMER=off -- --source=gl --chain=efconvert-gl --output=glrgba --streams="$probe"
+  # What each setting is worth at many streams on one context: either kind
+  # of fence (the default is GL sync objects on a GPU, EGL's on a software
+  # rasterizer), and GPU timer queries (gpu-timing, which also gives the
+  # pass's GPU time).
+  for fences in gl egl; do
+    run EF_GL_FENCES=$fences -- --source=gl --chain=efconvert-gl --output=rgb --depth=1 \
+      --streams="$probe"
+  done
+  run -- --source=gl --chain=efconvert-gl --output=rgb --depth=1 --gpu-timing=1 --streams="$probe"
+  run -- --source=gl --chain=efconvert-gl --output=glrgba --gpu-timing=1 --streams="$probe"
 fi
 
 if has sysmem; then

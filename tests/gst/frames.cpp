@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "frames.hpp"
 
+#include <fcntl.h>
 #include <gst/allocators/allocators.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,6 +95,41 @@ double frame_psnr(GstVideoFrame *a, GstVideoFrame *b) {
   return 10.0 * std::log10(255.0 * 255.0 / (squared / double(n)));
 }
 
+std::string check_from_rgba(GstBuffer *out, const GstVideoInfo &info, uint32_t seed) {
+  GstVideoFrame f;
+  GstVideoInfo copy = info;
+  if (!gst_video_frame_map(&f, &copy, out, GST_MAP_READ))
+    return "cannot map the output";
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+  const bool planar = GST_VIDEO_INFO_N_PLANES(&info) > 1;
+  const guint bpp = planar ? 1 : guint(GST_VIDEO_INFO_COMP_PSTRIDE(&info, 0));
+  std::string bad;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info) && bad.empty(); ++p) {
+    const auto *data = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, p));
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(&f, p);
+    for (guint y = 0; y < guint(GST_VIDEO_INFO_HEIGHT(&info)) && bad.empty(); ++y)
+      for (guint x = 0; x < guint(GST_VIDEO_INFO_WIDTH(&info)) && bad.empty(); ++x)
+        for (guint b = 0; b < bpp && bad.empty(); ++b) {
+          const int got = data[gsize(y) * stride + x * bpp + b];
+          auto src = [&](guint c) { return int(pattern_byte(seed, 0, y, 4 * x + c)); };
+          int want;
+          bool near = false;
+          if (format == GST_VIDEO_FORMAT_GRAY8) {
+            want = int(std::lround(0.299 * src(0) + 0.587 * src(1) + 0.114 * src(2)));
+            near = std::abs(got - want) <= 1;
+          } else {
+            want = src(planar ? p : b);
+          }
+          if (got != want && !near)
+            bad = "plane " + std::to_string(p) + " pixel " + std::to_string(x) + "," +
+                  std::to_string(y) + " byte " + std::to_string(b) + ": got " +
+                  std::to_string(got) + ", want " + std::to_string(want);
+        }
+  }
+  gst_video_frame_unmap(&f);
+  return bad;
+}
+
 int make_memfd(const char *name, gsize size) {
   int fd = memfd_create(name, MFD_CLOEXEC);
   if (fd >= 0 && ftruncate(fd, off_t(size)) != 0) {
@@ -101,11 +139,25 @@ int make_memfd(const char *name, gsize size) {
   return fd;
 }
 
-static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
+GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
   gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
                                  GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
                                  GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
                                  const_cast<gint *>(info.stride));
+  return buffer;
+}
+
+GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags) {
+  GstAllocator *alloc = gst_fd_allocator_new();
+  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
+  gst_object_unref(alloc);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, mem);
+  return with_meta(buffer, info);
+}
+
+// Writes the pattern of `seed` into a buffer that has its video meta.
+static GstBuffer *filled(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed) {
   GstVideoFrame frame;
   GstVideoInfo copy = info;
   if (gst_video_frame_map(&frame, &copy, buffer, GST_MAP_WRITE)) {
@@ -116,12 +168,7 @@ static GstBuffer *fill_new(GstBuffer *buffer, const GstVideoInfo &info, uint32_t
 }
 
 static GstBuffer *wrap_fd(int fd, const GstVideoInfo &info, uint32_t seed, GstFdMemoryFlags flags) {
-  GstAllocator *alloc = gst_fd_allocator_new();
-  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, flags);
-  gst_object_unref(alloc);
-  GstBuffer *buffer = gst_buffer_new();
-  gst_buffer_append_memory(buffer, mem);
-  return fill_new(buffer, info, seed);
+  return filled(fd_buffer(fd, info, flags), info, seed);
 }
 
 GstBuffer *fd_frame(int fd, const GstVideoInfo &info, uint32_t seed) {
@@ -143,8 +190,59 @@ GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]) {
   return buffer;
 }
 
+namespace {
+
+// The disk file: a frame's bytes in a regular file of the working folder,
+// gone from the folder once open.
+int disk_file_fd(const GstVideoInfo &info, uint32_t seed, std::string &path) {
+  gchar *cwd = g_get_current_dir();
+  path = std::string(cwd) + "/ef-test-not-a-buffer-XXXXXX";
+  g_free(cwd);
+  const int fd = mkstemp(path.data());
+  if (fd < 0)
+    return -1;
+  unlink(path.c_str());
+  write_frame_to_fd(fd, info, seed);
+  return fd;
+}
+
+// What the kernel calls the file in /proc/self/fd: the refusal quotes it.
+std::string fd_link(int fd) {
+  char link[512];
+  const ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link, sizeof link);
+  return n > 0 ? std::string(link, size_t(n)) : "?";
+}
+
+}  // namespace
+
+NotABufferFrame not_a_buffer_frame(NotABuffer kind, const GstVideoInfo &info, uint32_t seed) {
+  int fd = -1;
+  std::string what;
+  if (kind == NotABuffer::DevNull) {
+    fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    what = "a character device (/dev/null)";
+  } else if (kind == NotABuffer::DiskFile) {
+    std::string path;
+    fd = disk_file_fd(info, seed, path);
+    struct statfs fs;
+    // A working folder on tmpfs makes a tmpfs file of it: no buffer either.
+    const bool tmpfs = fd >= 0 && fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+    what = std::string(tmpfs ? "a tmpfs file outside /dev/shm" : "a regular file") + " (" + path;
+  } else {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) == 0) {
+      fd = ends[0];
+      close(ends[1]);
+      what = "a pipe (" + fd_link(fd);
+    }
+  }
+  g_assert_cmpint(fd, >=, 0);
+  return {fd_buffer(fd, info, GST_FD_MEMORY_FLAG_NONE),
+          "plane 0's fd " + std::to_string(fd) + " is " + what};
+}
+
 GstBuffer *system_frame(const GstVideoInfo &info, uint32_t seed) {
-  return fill_new(gst_buffer_new_allocate(nullptr, info.size, nullptr), info, seed);
+  return filled(with_meta(gst_buffer_new_allocate(nullptr, info.size, nullptr), info), info, seed);
 }
 
 GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba) {

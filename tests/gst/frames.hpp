@@ -3,6 +3,7 @@
 // known contents, and exact comparisons of what comes out.
 #pragma once
 
+#include <gst/allocators/allocators.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
@@ -24,12 +25,23 @@ std::string check_frame(GstVideoFrame *frame, uint32_t seed);
 // The same on a whole buffer laid out as `info` (GstVideoMeta honoured).
 std::string check_buffer(GstBuffer *buffer, const GstVideoInfo &info, uint32_t seed);
 
+// Every visible byte of `out` (laid out as `info`, 1:1 with the source)
+// against the RGBA frame of `seed`'s pattern that efconvert converted:
+// empty when all are right, else the first wrong one. GRAY8 as the BT.601
+// luma of the source's R'G'B', within 1.
+std::string check_from_rgba(GstBuffer *out, const GstVideoInfo &info, uint32_t seed);
+
 // PSNR in dB over the visible bytes of two frames of one format and size
 // (strides may differ); infinity when they are equal.
 double frame_psnr(GstVideoFrame *a, GstVideoFrame *b);
 
 // A memfd of `size` bytes; -1 on failure.
 int make_memfd(const char *name, gsize size);
+
+// `buffer` with a GstVideoMeta of `info`'s strides and offsets.
+GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info);
+// One GstFdMemory of info.size bytes over `fd`, with its video meta; unfilled.
+GstBuffer *fd_buffer(int fd, const GstVideoInfo &info, GstFdMemoryFlags flags);
 
 // A buffer of one GstFdMemory over `fd` (not closed by the memory) with a
 // GstVideoMeta for `info` (strides and offsets may be padded), filled with
@@ -47,6 +59,19 @@ GstBuffer *flat_rgba(const GstVideoInfo &info, guint32 rgba);
 // fds the caller closes: fd memory that names no buffer and cannot be mapped.
 // nullptr when no pipe can be made.
 GstBuffer *pipe_frame(const GstVideoInfo &info, int fds[2]);
+
+// Files that are no buffer, as a frame's fd: /dev/null (a character device:
+// every frame in it has the same inode), a regular file on disk that holds
+// a real frame (the pattern of the seed), and a pipe's read end.
+enum class NotABuffer { DevNull, DiskFile, Pipe };
+inline constexpr NotABuffer kNotABuffer[] = {NotABuffer::DevNull, NotABuffer::DiskFile,
+                                             NotABuffer::Pipe};
+struct NotABufferFrame {
+  GstBuffer *buffer = nullptr;  // one GstFdMemory of info.size bytes, owning the fd; video meta
+  std::string says;             // what a refusal must say: "plane 0's fd N is a pipe (pipe:["
+};
+// The disk file is made in the working folder (a build folder), unlinked.
+NotABufferFrame not_a_buffer_frame(NotABuffer kind, const GstVideoInfo &info, uint32_t seed);
 
 // Caps of `info` in system memory (features == nullptr) or with a feature;
 // memory:DMABuf caps in the DMA_DRM form on GStreamer 1.24 and later.

@@ -3,6 +3,7 @@
 
 #include "frames.hpp"
 
+#include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
 
 namespace ef::test {
@@ -23,8 +24,13 @@ std::string string_property(GstElement *element, const char *name) {
 }
 
 guint64 stat(GstElement *element, const char *counter) {
+  GstStructure *stats = nullptr;
+  g_object_get(element, "stats", &stats, nullptr);
   guint64 v = 0;
-  g_object_get(element, counter, &v, nullptr);
+  const bool found = stats && gst_structure_get_uint64(stats, counter, &v);
+  if (stats)
+    gst_structure_free(stats);
+  fail_unless(found, "%s: no counter %s in its stats", GST_ELEMENT_NAME(element), counter);
   return v;
 }
 
@@ -186,6 +192,42 @@ int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_er
   return errors;
 }
 
+void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
+                                 const std::function<void(uint32_t seed)> &good) {
+  GstBus *bus = attach_bus(h);
+  uint32_t seed = 1;
+  for (NotABuffer kind : kNotABuffer) {
+    NotABufferFrame bad = not_a_buffer_frame(kind, info, seed++);
+    fail_unless_equals_int(gst_harness_push(h, bad.buffer), GST_FLOW_ERROR);
+    GstBuffer *out = gst_harness_try_pull(h);
+    fail_unless(out == nullptr, "a frame came out of %s", bad.says.c_str());
+    const std::string error = pop_error(bus);
+    for (const std::string &says : {bad.says, std::string("not a dma-buf, memfd or shared-memory")})
+      fail_unless(error.find(says) != std::string::npos, "\"%s\" does not say \"%s\"",
+                  error.c_str(), says.c_str());
+    good(seed++);
+  }
+  release_bus(bus);
+}
+
+void expect_convert_not_a_buffer_refused(const char *props) {
+  GstVideoInfo in, out;
+  // Rows of 186 bytes out: no multiple of 16.
+  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_RGBA, 62, 46);
+  gst_video_info_set_format(&out, GST_VIDEO_FORMAT_RGB, 62, 46);
+  GstHarness *h = gst_harness_new_parse((std::string("efconvert ") + props).c_str());
+  gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF), caps_for(out));
+  expect_not_a_buffer_refused(h, in, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, seed)), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    fail_unless(got != nullptr, "no output for the good frame %u", seed);
+    const std::string bad = check_from_rgba(got, out, seed);
+    fail_unless(bad.empty(), "%s, good frame %u: %s", props, seed, bad.c_str());
+    gst_buffer_unref(got);
+  });
+  gst_harness_teardown(h);
+}
+
 void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says) {
   GstBus *bus = attach_bus(h);
   gst_harness_set_caps_str(h, in, out);
@@ -194,6 +236,54 @@ void expect_caps_refused(GstHarness *h, const char *in, const char *out, const c
   fail_unless(error.find(says) != std::string::npos, "%s", error.c_str());
   fail_unless(error.find("Cannot parse caps") == std::string::npos, "%s", error.c_str());
   gst_object_unref(bus);
+}
+
+std::string warnings_during(const std::function<void()> &run) {
+  std::string said;
+  GstCheckLogFilterFunc keep = [](const gchar *, GLogLevelFlags, const gchar *message,
+                                  gpointer text) -> gboolean {
+    auto &all = *static_cast<std::string *>(text);
+    all += (all.empty() ? "" : "\n") + std::string(message);
+    return TRUE;  // handled: no "unexpected warning" failure
+  };
+  GstCheckLogFilter *filters[2];
+  const char *domains[2] = {nullptr, "GLib-GObject"};
+  for (int i = 0; i < 2; ++i)
+    filters[i] = gst_check_add_log_filter(
+        domains[i], G_LOG_LEVEL_WARNING,
+        g_regex_new(".*", GRegexCompileFlags(0), GRegexMatchFlags(0), nullptr), keep, &said,
+        nullptr);
+  run();
+  for (GstCheckLogFilter *f : filters)
+    gst_check_remove_log_filter(f);
+  return said;
+}
+
+std::string launch_error(const char *description) {
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &parse_error);
+  fail_unless(pipeline && !parse_error, "%s: %s", description,
+              parse_error ? parse_error->message : "no pipeline");
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(msg, &error, &debug);
+    text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + error->message +
+           (debug ? std::string(" | ") + debug : "");
+    g_error_free(error);
+    g_free(debug);
+  }
+  if (msg)
+    gst_message_unref(msg);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pipeline);
+  return text;
 }
 
 void expect_bounded_sides(GstPad *pad, const char *filter, gint limit) {

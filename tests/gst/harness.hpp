@@ -5,6 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -13,6 +14,8 @@ namespace ef::test {
 // An element of the harness's bin by name (borrowed: the bin keeps it).
 GstElement *harness_element(GstHarness *h, const char *name);
 
+// One counter of the element's "stats" structure; fails the test where
+// the structure has no such field.
 guint64 stat(GstElement *element, const char *counter);
 // A string property's value ("" for NULL).
 std::string string_property(GstElement *element, const char *name);
@@ -47,10 +50,33 @@ GstVideoInfo padded_info(GstVideoFormat format, guint width, guint height, guint
 // fail with an ERROR containing `says`, not GstVideoInfo's "Cannot parse caps".
 void expect_caps_refused(GstHarness *h, const char *in, const char *out, const char *says);
 
+// The text of the warnings logged while `run` runs, expected (no test
+// failure): g_warning without a domain (ef's refused property values, see
+// common/property_checks) and GObject's own (a value out of range). "" when
+// nothing was logged.
+std::string warnings_during(const std::function<void()> &run);
+
+// Runs the gst-launch-1.0 line `description` (it must parse: every link
+// made) to its first ERROR or EOS: "element: message | debug" of the first
+// ERROR on the bus, "" at EOS or after 20 s.
+std::string launch_error(const char *description);
+
 // The caps `pad` answers for `filter` (NULL: any) bound width and height by
 // a limit: each structure carries an int range whose maximum is `limit`, or
 // below G_MAXINT when `limit` is 0.
 void expect_bounded_sides(GstPad *pad, const char *filter, gint limit = 0);
+
+// ef takes no fd that is not a dma-buf, memfd or shared-memory file, seen
+// from outside an element: each frame of not_a_buffer_frame() (frames.hpp)
+// pushed into `h`, whose element is at max-errors 0, fails with an ERROR
+// that names the plane's fd and what the fd is, and nothing comes out; after
+// each, `good(seed)` pushes a good frame and checks what comes out of it.
+void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
+                                 const std::function<void(uint32_t seed)> &good);
+
+// The same for efconvert with `props` (its backend), RGBA to RGB of one size:
+// the good frames are memfds, their output checked byte for byte.
+void expect_convert_not_a_buffer_refused(const char *props);
 
 int push_bad_frames(GstHarness *h, GstElement *element, GstBus *bus, gint max_errors, int n_bad,
                     const std::function<GstBuffer *()> &make_bad, const char *text);

@@ -2,9 +2,11 @@
 // efconvert's CPU backend cut into bands of rows: every band count gives the
 // bytes of the single-threaded conversion, for every format pair, odd sizes,
 // crops, the eight directions, letterbox borders, the box kernels of 3 and
-// 1.5, the strong reductions and upscaling. The source is a pattern with
-// a step every few pixels, so a band that read a neighbour's source rows,
-// or wrote one row too many or too few, changes bytes.
+// 1.5, the exact footprint, cosited chroma, strong reductions and
+// upscaling. The source is a pattern with a step every few pixels, so a
+// band that read a neighbour's source rows, or wrote one row too many or
+// too few, changes bytes.
+//
 // The standard headers come first: Check's fail() macro breaks <ios>.
 #include <cstdio>
 #include <cstring>
@@ -70,18 +72,25 @@ struct Geometry {
 // Each is large enough to be cut (the converter keeps small frames whole)
 // and has at least 7 * 8 content rows, so 7 bands are 7.
 constexpr Geometry kGeometries[] = {
-    // The box of 3 for luma and of 1.5 for NV12's chroma, letterboxed: the
-    // scale, the write and the borders in one round of bands.
+    // The box of 3 for luma and of 1.5 for NV12's chroma (cosited across),
+    // letterboxed: the scale, the write and the borders in one round of
+    // bands.
     {"box 3 and 1.5, letterbox", 1920, 1080, {}, 640, 640, true},
-    // Luma by 3, odd rows and columns; chroma by libyuv's scaler.
+    // Luma by 3, odd rows and columns; chroma by the exact footprint (its
+    // last sample half outside).
     {"box 3, odd", 1923, 1083, {}, 641, 361, false},
-    // Luma by 6 (libyuv's box), chroma by 3 (ours).
+    // Luma by 6, chroma by 3, cosited: the exact footprint.
     {"box 6 and 3", 1926, 1086, {}, 321, 181, false},
-    // Boxes of more than 256 pixels: box_plane_area.
+    // The exact footprint (cpu_area): boxes of 10.8 pixels, odd ratios,
+    // chroma cosited across (sources over 576 rows: chroma-site mpeg2).
     {"strong reduction", 1920, 1080, {}, 100, 100, true},
     {"odd reduction, letterbox", 1281, 721, {}, 417, 415, true},
     {"crop", 1001, 703, {13, 17, 777, 555}, 301, 401, true},
     {"same size", 723, 487, {}, 723, 487, false},
+    // Cosited chroma to twice its size (cpu_up2), and enlarged (cpu_area's
+    // linear interpolation).
+    {"same size, cosited", 1280, 720, {}, 1280, 720, false},
+    {"upscale, cosited", 640, 600, {}, 1001, 1199, true},
     {"upscale", 333, 251, {}, 1001, 599, true},
 };
 
@@ -130,6 +139,7 @@ int compare(const Frame &src, const Geometry &g, GstVideoFormat out,
   p.fill = {30, 200, 90, 160};
   p.matrix = src.info.colorimetry.matrix;
   p.range = src.info.colorimetry.range;
+  p.chroma_site = src.info.chroma_site;
   const auto one = convert(src, p, out, g.out_w, g.out_h, 1);
   for (unsigned threads : kThreads) {
     const auto many = convert(src, p, out, g.out_w, g.out_h, threads);
@@ -159,7 +169,8 @@ GST_END_TEST;
 // Turns cut the output's rows from the source's columns: every direction
 // on the geometries that crop, reduce and enlarge.
 GST_START_TEST(test_directions) {
-  const Geometry geometries[] = {kGeometries[0], kGeometries[2], kGeometries[5], kGeometries[7]};
+  const Geometry geometries[] = {kGeometries[0], kGeometries[2], kGeometries[5], kGeometries[7],
+                                 kGeometries[9]};
   int cases = 0;
   for (const Geometry &g : geometries)
     for (GstVideoFormat in : formats(cpu_supports_input)) {

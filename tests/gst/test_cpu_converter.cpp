@@ -345,6 +345,7 @@ ConvertParams params_for(const Case &c, const Frame &src) {
   p.fill = {30, 200, 90, 160};
   p.matrix = src.get().info.colorimetry.matrix;
   p.range = src.get().info.colorimetry.range;
+  p.chroma_site = src.get().info.chroma_site;
   return p;
 }
 
@@ -546,6 +547,59 @@ GST_START_TEST(test_large_boxes_keep_levels) {
         }
       }
   std::printf("flat frames to a few pixels: largest error %d levels\n", largest);
+}
+GST_END_TEST;
+
+// Chroma sited as the caps say in every direction: a turned or flipped
+// conversion is the identity's output turned or flipped, byte for byte,
+// where every scale is exact (cpu_area and the box kernels; libyuv's
+// bilinear is not symmetric to the byte). A flip or turn before the scale
+// (at the same size) or a vertical flip of the source (before a
+// reduction) moves a cosited axis's samples to the other side of their
+// pixels; taken as centred, or on the wrong side, the colours would shift
+// by a quarter sample against the identity's. 4:2:0 and 4:2:2, chroma
+// cosited across (mpeg2) and both ways; the same size (chroma to twice its
+// size), and reductions by 3 (the boxes) and by 2.4 x 2.67 (cpu_area).
+GST_START_TEST(test_sited_directions) {
+  int cases = 0;
+  for (GstVideoChromaSite site : {GST_VIDEO_CHROMA_SITE_MPEG2, GST_VIDEO_CHROMA_SITE_COSITED})
+    for (GstVideoFormat in :
+         {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y42B}) {
+      auto src = source(in, 96, 72);
+      for (const auto &size : {std::array{96, 72}, std::array{32, 24}, std::array{40, 27}}) {
+        auto plan = [&](GstVideoOrientationMethod direction) {
+          const bool swap = direction_swaps_axes(direction);
+          auto planned = plan_conversion(96, 72, {}, swap ? size[1] : size[0],
+                                         swap ? size[0] : size[1], false, direction);
+          fail_unless(planned.ok());
+          ConvertParams p = *planned;
+          p.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
+          p.chroma_site = site;
+          return p;
+        };
+        const ConvertParams straight = plan(GST_VIDEO_ORIENTATION_IDENTITY);
+        auto identity = convert(*src, straight, GST_VIDEO_FORMAT_RGB, size[0], size[1], 1);
+        for (GstVideoOrientationMethod direction : kDirections) {
+          const ConvertParams p = plan(direction);
+          const int w = p.content.w, h = p.content.h;
+          auto turned = convert(*src, p, GST_VIDEO_FORMAT_RGB, w, h, 1);
+          for (int t = 0; t < h; ++t)
+            for (int s = 0; s < w; ++s) {
+              double ix, iy;
+              map_output_to_input(p, s + 0.5, t + 0.5, ix, iy);
+              const int x = int(ix * size[0] / 96), y = int(iy * size[1] / 72);
+              for (int c = 0; c < 3; ++c)
+                fail_unless(*turned->at(c, s, t) == *identity->at(c, x, y),
+                            "%s 96x72, chroma-site %d, to %dx%d, direction %d: pixel %d,%d "
+                            "component %d is %d, the identity's %d",
+                            name(in), int(site), w, h, int(direction), s, t, c,
+                            *turned->at(c, s, t), *identity->at(c, x, y));
+            }
+          ++cases;
+        }
+      }
+    }
+  std::printf("sited chroma in every direction: %d conversions, each its identity turned\n", cases);
 }
 GST_END_TEST;
 
@@ -932,7 +986,7 @@ GST_START_TEST(test_box_kernels) {
       }
     if (2 * w * 6 / 2 > stride)
       continue;
-    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10);
+    cpu::box3_uv(in.data(), stride, u.data(), w, v.data(), w, w, 10, false);
     for (int y = 0; y < 10; ++y)
       for (int x = 0; x < w; ++x)
         for (int c = 0; c < 2; ++c) {
@@ -941,7 +995,7 @@ GST_START_TEST(test_box_kernels) {
             s += at(6 * x + 2 * (r % 3) + c, 3 * y + r / 3);
           fail_unless_equals_int((c ? v : u)[size_t(y) * w + x], (s + 4) / 9);
         }
-    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10);
+    cpu::box32_uv(in.data(), stride, u.data(), 2 * w, v.data(), 2 * w, w, 10, false);
     for (int y = 0; y < 20; ++y)
       for (int x = 0; x < 2 * w; ++x)
         for (int c = 0; c < 2; ++c) {
@@ -1137,6 +1191,7 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_extreme_reduction);
   tcase_add_test(tc, test_large_boxes_keep_levels);
   tcase_add_test(tc, test_directions);
+  tcase_add_test(tc, test_sited_directions);
   tcase_add_test(tc, test_colorimetry);
   tcase_add_test(tc, test_saturated_colours);
   tcase_add_test(tc, test_restored_tables);

@@ -12,6 +12,8 @@
 #include <gst/gl/egl/gstglmemoryegl.h>
 #include <gst/gl/gl.h>
 #include <gst/video/video.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -300,6 +302,35 @@ namespace {
 
 // Whether gldownload's DMA_DRM buffers hold real dma-bufs: on a GL without
 // dma-buf export (llvmpipe) it still negotiates, and wraps fd -1.
+// What the fd of a frame's memory is, judged here independently of ef's own
+// rule: "" for a dma-buf (DMA_BUF_MAGIC) or memfd that holds the memory's
+// bytes, else what it is ("its buffers carry ..."). gldownload on Debian
+// forky (GStreamer 1.28, llvmpipe) hands out fd 0, which in a test process is
+// /dev/null: not -1, but no buffer either.
+std::string unusable_fd(GstMemory *mem) {
+  if (!gst_is_fd_memory(mem))
+    return "memory that is not fd memory";
+  const int fd = gst_fd_memory_get_fd(mem);
+  const std::string name = "fd " + std::to_string(fd);
+  struct stat st;
+  struct statfs sfs;
+  if (fd < 0 || fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0)
+    return name + ", not an open file";
+  char link[256] = "";
+  const ssize_t n =
+      readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link, sizeof link - 1);
+  if (n > 0)
+    link[n] = '\0';
+  const bool dmabuf = sfs.f_type == 0x444d4142;  // DMA_BUF_MAGIC
+  const bool memfd = S_ISREG(st.st_mode) && std::string(link).rfind("/memfd:", 0) == 0;
+  if (!dmabuf && !memfd)
+    return name + " (" + link + "), neither a dma-buf nor a memfd";
+  if (st.st_size < off_t(mem->offset + mem->size))
+    return name + " (" + link + ") of " + std::to_string(st.st_size) + " bytes, " +
+           std::to_string(mem->offset + mem->size) + " in its memory";
+  return "";
+}
+
 bool gldownload_exports(std::string &why) {
   GError *error = nullptr;
   GstElement *p = gst_parse_launch((kGlDmabufSource + "fakesink name=s").c_str(), &error);
@@ -308,19 +339,25 @@ bool gldownload_exports(std::string &why) {
     g_clear_error(&error);
     return false;
   }
-  std::atomic<int> fd{-2};
+  // Every frame's verdict; the first unusable one is kept.
+  struct Seen {
+    int frames = 0;
+    std::string unusable;
+  } seen;
   GstElement *sink = gst_bin_get_by_name(GST_BIN(p), "s");
   GstPad *pad = gst_element_get_static_pad(sink, "sink");
   gst_object_unref(sink);
   gst_pad_add_probe(
       pad, GST_PAD_PROBE_TYPE_BUFFER,
       [](GstPad *, GstPadProbeInfo *info, gpointer data) {
-        GstMemory *mem = gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0);
-        static_cast<std::atomic<int> *>(data)->store(
-            gst_is_fd_memory(mem) ? gst_fd_memory_get_fd(mem) : -3);
+        auto *seen = static_cast<Seen *>(data);
+        seen->frames++;
+        std::string why = unusable_fd(gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0));
+        if (seen->unusable.empty())
+          seen->unusable = why;
         return GST_PAD_PROBE_OK;
       },
-      &fd, nullptr);
+      &seen, nullptr);
   gst_object_unref(pad);
   Outcome run = play(p, 20 * GST_SECOND);
   gst_object_unref(p);
@@ -328,9 +365,12 @@ bool gldownload_exports(std::string &why) {
     why = "gldownload ! DMA_DRM did not run (" + run.errors + ")";
     return false;
   }
-  if (fd.load() < 0) {
-    why = "its buffers carry fd " + std::to_string(fd.load()) +
-          " (no EGL_MESA_image_dma_buf_export on this driver)";
+  if (seen.frames == 0) {
+    why = "no frame came out of gldownload";
+    return false;
+  }
+  if (!seen.unusable.empty()) {
+    why = "its buffers carry " + seen.unusable;
     return false;
   }
   return true;

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "frames.hpp"
 #include "harness.hpp"
@@ -463,6 +465,14 @@ GST_START_TEST(test_short_input_fd) {
 }
 GST_END_TEST;
 
+// Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
+// a pipe) are refused by name by the CPU backend's element, never mapped;
+// the next memfd frame converts exactly.
+GST_START_TEST(test_not_a_buffer_refused) {
+  expect_convert_not_a_buffer_refused("backend=cpu");
+}
+GST_END_TEST;
+
 static std::string push_expecting_error(const char *props, const GstVideoInfo &in, GstBuffer *buf) {
   GstVideoInfo out = info_of(GST_VIDEO_FORMAT_RGB, 32, 32);
   GstHarness *h = convert_harness(props, in, out);
@@ -474,17 +484,110 @@ static std::string push_expecting_error(const char *props, const GstVideoInfo &i
   return error;
 }
 
+namespace {
+
+// The crop efconvert reads back, as <x, y, w, h> text.
+std::string crop_of(GstElement *conv) {
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(conv), "crop", &v);
+  std::string s = "<";
+  for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+    s += (i ? ", " : "") + std::to_string(g_value_get_int(gst_value_array_get_value(&v, i)));
+  g_value_unset(&v);
+  return s + ">";
+}
+
+// What setting `name` to `value` (gst-launch syntax) logs.
+std::string set_warns(GstElement *element, const char *name, const char *value) {
+  return warnings_during([&] { gst_util_set_object_arg(G_OBJECT(element), name, value); });
+}
+
+}  // namespace
+
+// A crop without pixels is no setting a frame could use: refused when set,
+// naming why, and the crop keeps its value (GStreamer's rule for an invalid
+// value); frames convert as before.
 GST_START_TEST(test_zero_size_crop) {
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
-  std::string e = push_expecting_error("crop=\"<0, 0, 0, 10>\"", in, flat_rgba(in, 0xff));
-  fail_unless(e.find("no pixels") != std::string::npos, "%s", e.c_str());
+  GstHarness *h = convert_harness("crop=\"<2, 2, 8, 8>\"", in, info_of(GST_VIDEO_FORMAT_RGB, 8, 8));
+  GstElement *conv = harness_element(h, "conv");
+  for (const char *bad : {"<0, 0, 0, 10>", "<-1, 0, 8, 8>", "<1, 2, 3>", "<0, 0, 2147483647, 8>"}) {
+    const std::string said = set_warns(conv, "crop", bad);
+    fail_unless(said.find("crop refused") != std::string::npos, "%s: \"%s\"", bad, said.c_str());
+    fail_unless(crop_of(conv) == "<2, 2, 8, 8>", "%s", crop_of(conv).c_str());
+  }
+  fail_unless(set_warns(conv, "crop", "<0, 0, 0, 10>").find("has no pixels") != std::string::npos);
+  fail_unless(set_warns(conv, "crop", "<1, 2, 3>").find("crop=\"<160, 90, 960, 540>\"") !=
+              std::string::npos);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0x204060ff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  gst_harness_teardown(h);
 }
 GST_END_TEST;
 
+// A crop outside the frame: refused at negotiation naming it (a setting,
+// never counted as a bad frame: max-errors=-1 does not hide it), and, once
+// caps are set, refused when set.
 GST_START_TEST(test_crop_outside_frame) {
+  GstHarness *h = gst_harness_new_parse(
+      "efconvert name=conv backend=cpu max-errors=-1 "
+      "crop=\"<60, 0, 16, 16>\"");
+  expect_caps_refused(h, "video/x-raw, format=RGBA, width=64, height=64",
+                      "video/x-raw, format=RGB, width=32, height=32",
+                      "crop 16x16+60+0 lies outside the 64x64 frame");
+  fail_unless_equals_uint64(stat(harness_element(h, "conv"), "dropped"), 0);
+  gst_harness_teardown(h);
+
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
-  std::string e = push_expecting_error("crop=\"<60, 0, 16, 16>\"", in, flat_rgba(in, 0xff));
-  fail_unless(e.find("outside") != std::string::npos, "%s", e.c_str());
+  h = convert_harness("", in, info_of(GST_VIDEO_FORMAT_RGB, 32, 32));
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstElement *conv = harness_element(h, "conv");
+  const std::string said = set_warns(conv, "crop", "<60, 0, 16, 16>");
+  fail_unless(said.find("lies outside the 64x64 frame") != std::string::npos, "%s", said.c_str());
+  fail_unless(crop_of(conv) == "<0, 0, 0, 0>", "%s", crop_of(conv).c_str());
+  fail_if(set_warns(conv, "crop", "<48, 0, 16, 16>").size(), "a crop inside the frame refused");
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// A crop that the frame's own crop meta moves out of the frame is found on
+// that frame: an error naming it, not a bad frame (dropped stays 0 under
+// max-errors=-1).
+GST_START_TEST(test_crop_beyond_crop_meta) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
+  GstHarness *h = convert_harness("max-errors=-1 crop=\"<0, 0, 32, 32>\"", in,
+                                  info_of(GST_VIDEO_FORMAT_RGB, 16, 16));
+  GstBus *bus = attach_bus(h);
+  GstBuffer *buf = flat_rgba(in, 0xff);
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta(buf);  // the crop starts here
+  meta->x = meta->y = 40;
+  meta->width = meta->height = 24;
+  fail_unless_equals_int(gst_harness_push(h, buf), GST_FLOW_ERROR);
+  const std::string error = pop_error(bus);
+  fail_unless(error.find("crop 32x32+40+40 lies outside the 64x64 frame") != std::string::npos,
+              "%s", error.c_str());
+  fail_unless(error.find("not counted by max-errors") != std::string::npos, "%s", error.c_str());
+  fail_unless_equals_uint64(stat(harness_element(h, "conv"), "dropped"), 0);
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// video-direction=custom names no turn efconvert applies: refused when set
+// (as videoflip does), the direction keeps its value.
+GST_START_TEST(test_video_direction_custom_refused) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  gst_util_set_object_arg(G_OBJECT(conv), "video-direction", "90r");
+  const std::string said = set_warns(conv, "video-direction", "custom");
+  fail_unless(said.find("custom") != std::string::npos, "\"%s\"", said.c_str());
+  gint direction = -1;
+  g_object_get(conv, "video-direction", &direction, nullptr);
+  fail_unless_equals_int(direction, GST_VIDEO_ORIENTATION_90R);
+  gst_object_unref(conv);
 }
 GST_END_TEST;
 
@@ -623,6 +726,149 @@ GST_START_TEST(test_n_threads) {
 }
 GST_END_TEST;
 
+namespace {
+
+const char *method_nick(GstElement *conv) {
+  gint method = -1;
+  g_object_get(conv, "method", &method, nullptr);
+  GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(conv), "method");
+  GEnumValue *value = g_enum_get_value(G_PARAM_SPEC_ENUM(spec)->enum_class, method);
+  return value ? value->value_nick : "";
+}
+
+// A 16x16 RGBA checkerboard of 1-pixel black and white squares into 5x5 RGB
+// (no letterbox) by `method`.
+GstBuffer *checker_scaled(const char *method) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 16, 16);
+  const std::string props = std::string("letterbox=false method=") + method;
+  GstHarness *h = convert_harness(props.c_str(), in, info_of(GST_VIDEO_FORMAT_RGB, 5, 5));
+  GstBuffer *buf = flat_rgba(in, 0);
+  GstMapInfo map;
+  gst_buffer_map(buf, &map, GST_MAP_WRITE);
+  for (guint i = 0; i < 16 * 16; ++i)
+    std::memset(map.data + 4 * i, (i % 16 + i / 16) % 2 ? 255 : 0, 3);
+  gst_buffer_unmap(buf, &map);
+  GstBuffer *out = gst_harness_push_and_pull(h, buf);
+  gst_harness_teardown(h);
+  return out;
+}
+
+}  // namespace
+
+// method takes videoscale's nicks, with videoscale's numbers, and ef's
+// earlier "nearest"; it reads back GStreamer's nick. nearest-neighbour
+// samples (every output pixel one of the source's), bilinear filters.
+GST_START_TEST(test_method_nicks) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  GEnumClass *ef =
+      G_PARAM_SPEC_ENUM(g_object_class_find_property(G_OBJECT_GET_CLASS(conv), "method"))
+          ->enum_class;
+  if (GstElement *scale = gst_element_factory_make("videoscale", nullptr)) {
+    GEnumClass *stock =
+        G_PARAM_SPEC_ENUM(g_object_class_find_property(G_OBJECT_GET_CLASS(scale), "method"))
+            ->enum_class;
+    for (const char *nick : {"nearest-neighbour", "bilinear"}) {
+      GEnumValue *a = g_enum_get_value_by_nick(ef, nick),
+                 *b = g_enum_get_value_by_nick(stock, nick);
+      fail_unless(a && b, "%s", nick);
+      fail_unless_equals_int(a->value, b->value);
+    }
+    gst_object_unref(scale);
+  } else {
+    std::printf("videoscale is not installed: its numbers are not compared\n");
+  }
+  for (auto [set, reads] :
+       {std::pair{"nearest-neighbour", "nearest-neighbour"}, std::pair{"bilinear", "bilinear"},
+        std::pair{"nearest", "nearest-neighbour"}}) {
+    gst_util_set_object_arg(G_OBJECT(conv), "method", set);
+    fail_unless_equals_string(method_nick(conv), reads);
+  }
+  gst_object_unref(conv);
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv method=nearest-neighbour");
+  fail_unless_equals_string(method_nick(harness_element(h, "conv")), "nearest-neighbour");
+  gst_harness_teardown(h);
+
+  GstBuffer *nn = checker_scaled("nearest-neighbour"), *old = checker_scaled("nearest");
+  GstBuffer *bilinear = checker_scaled("bilinear");
+  GstMapInfo a, b, c;
+  fail_unless(gst_buffer_map(nn, &a, GST_MAP_READ) && gst_buffer_map(old, &b, GST_MAP_READ) &&
+              gst_buffer_map(bilinear, &c, GST_MAP_READ));
+  fail_unless(a.size == b.size && std::memcmp(a.data, b.data, a.size) == 0,
+              "nearest and nearest-neighbour differ");
+  int grey = 0;
+  for (gsize i = 0; i < a.size; ++i) {
+    fail_unless(a.data[i] == 0 || a.data[i] == 255, "nearest-neighbour made %d", a.data[i]);
+    grey += c.data[i] > 16 && c.data[i] < 240;
+  }
+  fail_unless(grey > 0, "bilinear made no value between black and white");
+  gst_buffer_unmap(nn, &a);
+  gst_buffer_unmap(old, &b);
+  gst_buffer_unmap(bilinear, &c);
+  for (GstBuffer *buf : {nn, old, bilinear})
+    gst_buffer_unref(buf);
+}
+GST_END_TEST;
+
+// The array properties show their gst-launch-1.0 syntax in gst-inspect,
+// and that syntax sets them.
+GST_START_TEST(test_array_syntax_shown) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  for (const char *name : {"crop", "mean", "std"}) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(conv), name);
+    const std::string blurb = g_param_spec_get_blurb(spec);
+    const std::string example = std::string(name) + "=\"<";
+    const size_t at = blurb.find(example);
+    fail_unless(at != std::string::npos, "%s: %s", name, blurb.c_str());
+    // The example as written sets the property.
+    const size_t end = blurb.find(">\"", at);
+    const std::string value = blurb.substr(at + example.size() - 1, end - at - example.size() + 2);
+    fail_if(set_warns(conv, name, value.c_str()).size(), "%s=%s refused", name, value.c_str());
+  }
+  fail_unless(crop_of(conv) == "<160, 90, 960, 540>", "%s", crop_of(conv).c_str());
+  gst_object_unref(conv);
+}
+GST_END_TEST;
+
+// Caps beyond the limit in gst-launch-1.0: the line links (no bare "could
+// not link") and the first error names the limit, from efconvert.
+GST_START_TEST(test_size_limit_in_gst_launch) {
+  for (const char *size : {"width=17000,height=16", "width=100000,height=100000"}) {
+    const std::string line = std::string("videotestsrc num-buffers=1 ! video/x-raw,") + size +
+                             " ! efconvert name=c ! fakesink";
+    const std::string error = launch_error(line.c_str());
+    fail_unless(
+        error.rfind("c: c cannot take these frames: width ", 0) == 0 &&
+            error.find("exceeds the CPU path's maximum frame side 16384") != std::string::npos,
+        "%s: %s", size, error.c_str());
+  }
+  const std::string within = launch_error(
+      "videotestsrc num-buffers=1 ! video/x-raw,width=16384,height=2 ! efconvert ! "
+      "video/x-raw,format=RGB,width=8,height=8 ! fakesink");
+  fail_unless(within.empty(), "%s", within.c_str());
+}
+GST_END_TEST;
+
+// readback-depth changes how long outputs are held: set while playing, the
+// pipeline is told to ask for the latency again.
+GST_START_TEST(test_readback_depth_asks_latency) {
+  GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 16, 16);
+  GstHarness *h = convert_harness("", in, in);
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  while (GstMessage *old = gst_bus_pop(bus))
+    gst_message_unref(old);
+  g_object_set(harness_element(h, "conv"), "readback-depth", 2u, nullptr);
+  GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_LATENCY);
+  fail_unless(msg != nullptr, "no LATENCY message");
+  gst_message_unref(msg);
+  fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite *convert_suite() {
   Suite *s = suite_create("efconvert");
   TCase *tc = tcase_create("element");
@@ -639,6 +885,12 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_stats_on_eos);
   tcase_add_test(tc, test_zero_size_crop);
   tcase_add_test(tc, test_crop_outside_frame);
+  tcase_add_test(tc, test_crop_beyond_crop_meta);
+  tcase_add_test(tc, test_video_direction_custom_refused);
+  tcase_add_test(tc, test_method_nicks);
+  tcase_add_test(tc, test_array_syntax_shown);
+  tcase_add_test(tc, test_size_limit_in_gst_launch);
+  tcase_add_test(tc, test_readback_depth_asks_latency);
   tcase_add_test(tc, test_buffer_smaller_than_caps);
   tcase_add_test(tc, test_impossible_caps);
   tcase_add_test(tc, test_max_errors_default);
@@ -647,6 +899,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_size_beyond_cpu_limit);
   tcase_add_test(tc, test_caps_carry_size_limit);
   tcase_add_test(tc, test_n_threads);
+  tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
   suite_add_tcase(s, tc);

@@ -5,9 +5,10 @@
 // thread), each streaming thread converting at once. For every backend and
 // readback-depth 0-4, and every way a GL frame leaves the GPU (read back
 // into plain memory, rendered in place into fd memory, read back into pack
-// memory as on a GPU, GL memory), each branch delivers each of its frames
-// once, in order, with the bytes the same frames get run alone, and each
-// element counts its own frames, read-backs and hand-overs.
+// memory as on a GPU, GL memory), and either kind of fence, each branch
+// delivers each of its frames once, in order, with the bytes the same
+// frames get run alone, and each element counts its own frames, read-backs
+// and hand-overs.
 #include <gst/allocators/allocators.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -35,23 +36,32 @@ constexpr GstClockTime kBound = 20 * GST_SECOND;
 struct Config {
   const char *what;
   const char *backend;
-  const char *kind;  // EF_GL_RENDERER_KIND, or nullptr
-  bool gl_memory;    // RGBA in GL memory, else RGB in plain memory
-  int side;          // square output
-  // Frames read back into plain memory (counted), and whether each frame
-  // is one hand-over to the GL thread.
+  const char *kind;    // EF_GL_RENDERER_KIND, or nullptr
+  const char *fences;  // EF_GL_FENCES, or nullptr (GL sync objects on hardware, else EGL's)
+  bool gl_memory;      // RGBA in GL memory, else RGB in plain memory
+  int side;            // square output
+  // Frames read back into plain memory (counted), and whether the GL
+  // backend runs.
   bool reads_back;
   bool gl;
+  // GL sync objects: a frame not done when it is to be pushed is waited
+  // for on the GL thread, in slices of a hand-over each; else (EGL sync
+  // objects, GL memory) each frame is one hand-over and no wait there.
+  bool gl_sync;
 };
 constexpr Config kConfigs[] = {
     // Rows of 450 bytes (no multiple of 16): rendered apart, read back.
-    {"gl, read back", "gl", nullptr, false, 150, true, true},
+    {"gl, read back", "gl", nullptr, nullptr, false, 150, true, true, false},
     // Rows of 480 bytes: rendered in place into efconvert's memfd pool.
-    {"gl, in place", "gl", nullptr, false, 160, false, true},
-    // A GPU's path: read back into pack memory, the output itself.
-    {"gl as on a GPU, pack memory", "gl", "hardware", false, 160, true, true},
-    {"gl, GL memory", "gl", nullptr, true, 160, false, true},
-    {"cpu", "cpu", nullptr, false, 150, false, false},
+    {"gl, in place", "gl", nullptr, nullptr, false, 160, false, true, false},
+    {"gl, in place, GL sync objects", "gl", nullptr, "gl", false, 160, false, true, true},
+    // A GPU's path: read back into pack memory, the output itself, behind
+    // GL sync objects (a GPU's default), and behind EGL's.
+    {"gl as on a GPU, pack memory", "gl", "hardware", nullptr, false, 160, true, true, true},
+    {"gl as on a GPU, pack memory, EGL fences", "gl", "hardware", "egl", false, 160, true, true,
+     false},
+    {"gl, GL memory", "gl", nullptr, nullptr, true, 160, false, true, false},
+    {"cpu", "cpu", nullptr, nullptr, false, 150, false, false, false},
 };
 
 GstVideoInfo input_info() {
@@ -222,6 +232,8 @@ GST_START_TEST(test_streams_at_once) {
   const Config &c = kConfigs[__i__];
   if (c.kind)
     g_setenv("EF_GL_RENDERER_KIND", c.kind, TRUE);
+  if (c.fences)
+    g_setenv("EF_GL_FENCES", c.fences, TRUE);
   // The reference: every frame of every stream through one element.
   std::vector<std::vector<std::pair<int, int>>> alone(1);
   for (int s = 0; s < kStreams; ++s)
@@ -267,12 +279,27 @@ GST_START_TEST(test_streams_at_once) {
                     stat(conv, "bytes-read"));
       else
         fail_unless_equals_uint64(stat(conv, "bytes-read"), 0);
-      if (c.gl) {
-        // One hand-over to the GL thread a frame (and one at EOS, for the
-        // GPU timers' last results), and no wait there: the frames are
+      if (c.gl && c.gl_sync) {
+        // A hand-over a frame, and more for the frames waited for there.
+        fail_unless(stat(conv, "gl-handovers") >= kFrames, "%s: %" G_GUINT64_FORMAT " hand-overs",
+                    where.c_str(), stat(conv, "gl-handovers"));
+      } else if (c.gl) {
+        // One hand-over to the GL thread a frame (none at EOS: no timer
+        // queries without gpu-timing), and no wait there: the frames are
         // completed on the streaming threads (EGL fences).
-        fail_unless_equals_uint64(stat(conv, "gl-handovers"), kFrames + 1);
+        fail_unless_equals_uint64(stat(conv, "gl-handovers"), kFrames);
         fail_unless_equals_uint64(stat(conv, "gl-wait-ns"), 0);
+      }
+      if (c.gl) {
+        // The GL thread's time by stage: parts of gl-thread-ns, the pass's
+        // always there, the read-back's where a frame is read back.
+        const guint64 pass = stat(conv, "gl-pass-ns"), read = stat(conv, "gl-readback-ns");
+        const guint64 parts = stat(conv, "gl-source-ns") + pass + read;
+        fail_unless(pass > 0 && parts <= stat(conv, "gl-thread-ns"),
+                    "%s: stages %" G_GUINT64_FORMAT " ns (pass %" G_GUINT64_FORMAT
+                    ") of %" G_GUINT64_FORMAT " ns on the GL thread",
+                    where.c_str(), parts, pass, stat(conv, "gl-thread-ns"));
+        fail_unless(!c.reads_back || read > 0, "%s: no read-back time", where.c_str());
         GstGLContext *context = context_of(conv);
         fail_unless(context == shared, "%s: stream %d on a GL context of its own", where.c_str(),
                     s);
@@ -283,6 +310,112 @@ GST_START_TEST(test_streams_at_once) {
       gst_object_unref(shared);
   }
   g_unsetenv("EF_GL_RENDERER_KIND");
+  g_unsetenv("EF_GL_FENCES");
+}
+GST_END_TEST;
+
+namespace {
+
+// The GL display an element answers a display query with (a reference), or
+// nullptr.
+GstGLDisplay *display_of(GstElement *element) {
+  GstQuery *query = gst_query_new_context(GST_GL_DISPLAY_CONTEXT_TYPE);
+  GstGLDisplay *display = nullptr;
+  if (gst_element_query(element, query)) {
+    GstContext *answer = nullptr;
+    gst_query_parse_context(query, &answer);
+    if (answer)
+      gst_context_get_gl_display(answer, &display);
+  }
+  gst_query_unref(query);
+  return display;
+}
+
+// Branches of appsrc ! efconvert ! fakesink, none of them fed.
+GstElement *idle_branches(const char *backend, int branches) {
+  std::string description;
+  for (int b = 0; b < branches; ++b)
+    description += "appsrc name=src" + std::to_string(b) + " ! efconvert name=conv" +
+                   std::to_string(b) + " backend=" + backend + " ! fakesink ";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  fail_unless(pipeline && !error, "%s", error ? error->message : "");
+  return pipeline;
+}
+
+GstElement *child(GstElement *pipeline, const std::string &name) {
+  GstElement *element = gst_bin_get_by_name(GST_BIN(pipeline), name.c_str());
+  fail_unless(element != nullptr);
+  return element;
+}
+
+}  // namespace
+
+// A GL element that looks for its display later, on its streaming thread
+// (a decoder), finds the pipeline's: efconvert finds or makes one at
+// NULL -> READY, as GstGL's filters do, and announces it to the pipeline.
+// EF_GL_EARLY=none (the behaviour before) and backend=cpu make none then.
+GST_START_TEST(test_display_shared_at_ready) {
+  struct Case {
+    const char *backend, *early;
+    bool display;
+  };
+  for (const Case c : {Case{"auto", nullptr, true}, Case{"gl", nullptr, true},
+                       Case{"cpu", nullptr, false}, Case{"auto", "none", false}}) {
+    if (c.early)
+      g_setenv("EF_GL_EARLY", c.early, TRUE);
+    GstElement *pipeline = idle_branches(c.backend, 2);
+    fail_unless_equals_int(gst_element_set_state(pipeline, GST_STATE_READY),
+                           GST_STATE_CHANGE_SUCCESS);
+    GstElement *conv0 = child(pipeline, "conv0"), *conv1 = child(pipeline, "conv1");
+    GstGLDisplay *d0 = display_of(conv0), *d1 = display_of(conv1);
+    GstContext *announced = gst_element_get_context(pipeline, GST_GL_DISPLAY_CONTEXT_TYPE);
+    const std::string what =
+        std::string("backend=") + c.backend + ", EF_GL_EARLY=" + (c.early ? c.early : "unset");
+    if (c.display) {
+      fail_unless(d0 && d0 == d1, "%s: the branches have displays %p and %p", what.c_str(),
+                  (void *)d0, (void *)d1);
+      GstGLDisplay *pipeline_display = nullptr;
+      fail_unless(announced && gst_context_get_gl_display(announced, &pipeline_display),
+                  "%s: no display announced to the pipeline", what.c_str());
+      fail_unless(pipeline_display == d0, "%s: the pipeline has another display", what.c_str());
+      gst_object_unref(pipeline_display);
+    } else {
+      fail_unless(!d0 && !d1 && !announced, "%s: a display at READY", what.c_str());
+    }
+    for (GstGLDisplay *d : {d0, d1})
+      if (d)
+        gst_object_unref(d);
+    if (announced)
+      gst_context_unref(announced);
+    gst_object_unref(conv0);
+    gst_object_unref(conv1);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+    g_unsetenv("EF_GL_EARLY");
+  }
+}
+GST_END_TEST;
+
+// EF_GL_EARLY=context: the GL context too, at READY -> PAUSED, before any
+// caps: a decoder asking downstream for one before it makes its own gets
+// it, and every branch has the same.
+GST_START_TEST(test_context_shared_at_paused) {
+  g_setenv("EF_GL_EARLY", "context", TRUE);
+  GstElement *pipeline = idle_branches("gl", 2);
+  // No frame comes: the sinks never preroll, the elements are PAUSED.
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE);
+  GstElement *conv0 = child(pipeline, "conv0"), *conv1 = child(pipeline, "conv1");
+  GstGLContext *c0 = context_of(conv0), *c1 = context_of(conv1);
+  fail_unless(c0 && c0 == c1, "the branches have GL contexts %p and %p", (void *)c0, (void *)c1);
+  for (GstGLContext *c : {c0, c1})
+    if (c)
+      gst_object_unref(c);
+  gst_object_unref(conv0);
+  gst_object_unref(conv1);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  g_unsetenv("EF_GL_EARLY");
 }
 GST_END_TEST;
 
@@ -292,6 +425,8 @@ static Suite *streams_suite() {
   // Every wait is bounded at 20 s; a case takes a few seconds.
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_streams_at_once, 0, G_N_ELEMENTS(kConfigs));
+  tcase_add_test(tc, test_display_shared_at_ready);
+  tcase_add_test(tc, test_context_shared_at_paused);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -267,15 +267,21 @@ GST_START_TEST(test_closed_fd) {
 }
 GST_END_TEST;
 
-GST_START_TEST(test_non_mappable_fd) {
-  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_RGBA);
-  int p[2];
-  GstBuffer *bad = pipe_frame(info, p);
-  fail_unless(bad != nullptr);
-  std::string error = push_bad(info, bad);
-  fail_unless(error.find("Cannot read the input frame") != std::string::npos, "%s", error.c_str());
-  close(p[0]);
-  close(p[1]);
+// Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
+// a pipe) are refused by name, never imported or copied; the next memfd
+// frame comes out exact. NV12 of rows that are no multiple of 16.
+GST_START_TEST(test_not_a_buffer_refused) {
+  GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12, 62, 46);
+  GstHarness *h = upload_harness(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  expect_not_a_buffer_refused(h, info, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(info, seed)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_try_pull(h);
+    fail_unless(out != nullptr, "no output for the good frame %u", seed);
+    std::string bad = check_buffer(out, info, seed);
+    fail_unless(bad.empty(), "good frame %u: %s", seed, bad.c_str());
+    gst_buffer_unref(out);
+  });
+  gst_harness_teardown(h);
 }
 GST_END_TEST;
 
@@ -439,6 +445,21 @@ GST_START_TEST(test_size_beyond_pass_through_limit) {
 }
 GST_END_TEST;
 
+// Caps beyond the limit in gst-launch-1.0: the line links and the first
+// error names the limit, from efupload.
+GST_START_TEST(test_size_limit_in_gst_launch) {
+  for (const char *size : {"width=17000,height=16", "width=100000,height=100000"}) {
+    const std::string line = std::string("videotestsrc num-buffers=1 ! video/x-raw,") + size +
+                             " ! efupload name=u ! fakesink";
+    const std::string error = launch_error(line.c_str());
+    fail_unless(
+        error.rfind("u: u cannot take these frames: width ", 0) == 0 &&
+            error.find("exceeds the CPU path's maximum frame side 16384") != std::string::npos,
+        "%s: %s", size, error.c_str());
+  }
+}
+GST_END_TEST;
+
 // Once efupload has its GL context, what it answers upstream for GL output
 // carries the context's texture limit.
 GST_START_TEST(test_caps_carry_gl_limit) {
@@ -471,7 +492,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_stride_smaller_than_row);
   tcase_add_test(tc, test_plane_offset_past_end);
   tcase_add_test(tc, test_closed_fd);
-  tcase_add_test(tc, test_non_mappable_fd);
+  tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_unsupported_format);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);
@@ -480,6 +501,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_pass_through_before_gldownload);
   tcase_add_test(tc, test_size_beyond_gl_limit);
   tcase_add_test(tc, test_size_beyond_pass_through_limit);
+  tcase_add_test(tc, test_size_limit_in_gst_launch);
   tcase_add_test(tc, test_caps_carry_gl_limit);
   suite_add_tcase(s, tc);
   return s;

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <cstdio>
+#include <utility>
 #include <string>
 #include <thread>
 #include <vector>
@@ -610,6 +612,32 @@ GST_START_TEST(test_bad_input_into_vulkan) {
 }
 GST_END_TEST;
 
+// Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
+// a pipe) are refused by name, never imported into Vulkan or copied; the
+// next memfd frame's images hold its bytes (read back by a second bridge).
+GST_START_TEST(test_not_a_buffer_refused) {
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 62, 46);
+  GstHarness *in = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  GstHarness *out = nullptr;
+  expect_not_a_buffer_refused(in, info, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(in, memfd_frame(info, seed)), GST_FLOW_OK);
+    GstBuffer *imported = gst_harness_pull(in);
+    fail_unless(imported != nullptr, "no output for the good frame %u", seed);
+    GstEfVkImageMeta *meta = gst_buffer_get_ef_vk_image_meta(imported);
+    fail_unless(meta != nullptr, "no GstEfVkImageMeta on the good frame %u", seed);
+    if (!out)
+      out = out_bridge(info, in->element);
+    fail_unless_equals_int(gst_harness_push(out, image_buffer(meta)), GST_FLOW_OK);
+    gst_buffer_unref(imported);
+    const std::string why = pull_string(out, info, seed);
+    fail_unless(why.empty(), "good frame %u: %s", seed, why.c_str());
+  });
+  fail_unless_equals_uint64(stat(in->element, "validation-messages"), 0);
+  gst_harness_teardown(out);
+  gst_harness_teardown(in);
+}
+GST_END_TEST;
+
 namespace {
 
 // Ends the stream at `src` and waits for EOS (false on an error or after 30 s).
@@ -1039,6 +1067,131 @@ GST_START_TEST(test_caps_carry_vulkan_limit) {
 }
 GST_END_TEST;
 
+namespace {
+
+// Each Vulkan device present: its name and 32 hex digits of its UUID, read
+// from the loader here, not from the bridge.
+std::vector<std::pair<std::string, std::string>> present_devices() {
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo ici{};
+  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  ici.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  fail_unless(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> devices(n);
+  vkEnumeratePhysicalDevices(instance, &n, devices.data());
+  std::vector<std::pair<std::string, std::string>> present;
+  for (VkPhysicalDevice d : devices) {
+    VkPhysicalDeviceIDProperties id{};
+    id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+    VkPhysicalDeviceProperties2 props{};
+    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props.pNext = &id;
+    vkGetPhysicalDeviceProperties2(d, &props);
+    std::string hex;
+    for (uint8_t byte : id.deviceUUID) {
+      char two[3];
+      std::snprintf(two, sizeof two, "%02x", byte);
+      hex += two;
+    }
+    present.emplace_back(props.properties.deviceName, hex);
+  }
+  vkDestroyInstance(instance, nullptr);
+  return present;
+}
+
+// "6d657361..." as vulkaninfo prints it: 8-4-4-4-12 with dashes.
+std::string dashed(const std::string &hex) {
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+}  // namespace
+
+// device-uuid: a value that is no UUID is refused when set (a warning, the
+// value kept); the dashed form vulkaninfo prints is taken; a UUID no device
+// has is an error at start naming every device present with its UUID.
+GST_START_TEST(test_device_uuid_checked) {
+  const auto present = present_devices();
+  fail_if(present.empty());
+  GstElement *bridge = gst_element_factory_make("efvkbridge", nullptr);
+  for (const char *bad : {"xyz", "0123", "6d65736132352e302e372d327e62700g", "6d657361-3235"}) {
+    const std::string said =
+        warnings_during([&] { g_object_set(bridge, "device-uuid", bad, nullptr); });
+    fail_unless(said.find("is no device UUID") != std::string::npos, "%s: \"%s\"", bad,
+                said.c_str());
+    fail_unless(string_property(bridge, "device-uuid").empty(), "%s was kept", bad);
+  }
+  const std::string first = present[0].second;
+  fail_if(warnings_during([&] {
+            g_object_set(bridge, "device-uuid", dashed(first).c_str(), nullptr);
+          }).size());
+  fail_unless(string_property(bridge, "device-uuid") == first, "%s",
+              string_property(bridge, "device-uuid").c_str());
+  gst_object_unref(bridge);
+
+  std::string absent(32, '0');
+  for (const auto &[name, uuid] : present)
+    fail_if(uuid == absent, "a device has the all-zero UUID: no absent one to ask for");
+  GstHarness *h = gst_harness_new_parse(("efvkbridge device-uuid=" + absent).c_str());
+  GstBus *bus = attach_bus(h);
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  gst_harness_set_caps(h, caps_for(info), caps_for(info, GST_CAPS_FEATURE_META_EF_VK_IMAGE));
+  fail_if(gst_harness_push(h, system_frame(info, 1)) == GST_FLOW_OK);
+  const std::string error = pop_error(bus);
+  fail_unless(error.find("no Vulkan device has device-uuid " + absent) != std::string::npos, "%s",
+              error.c_str());
+  for (const auto &[name, uuid] : present)
+    fail_unless(error.find(name) != std::string::npos &&
+                    error.find("device-uuid " + uuid) != std::string::npos,
+                "%s is not named: %s", name.c_str(), error.c_str());
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// The device is opened at start: device-index and device-uuid set while
+// playing are refused with a warning naming the state, and read back what
+// runs.
+GST_START_TEST(test_device_refused_while_playing) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info);
+  fail_unless_equals_int(gst_harness_push(h, system_frame(info, 1)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  const std::string in_use = string_property(h->element, "device-uuid");
+  const std::string said = warnings_during([&] {
+    g_object_set(h->element, "device-index", 0, "device-uuid", std::string(32, 'f').c_str(),
+                 nullptr);
+  });
+  for (const char *name : {"device-index can only be set in the NULL or READY state",
+                           "device-uuid can only be set in the NULL or READY state", "PLAYING"})
+    fail_unless(said.find(name) != std::string::npos, "%s: \"%s\"", name, said.c_str());
+  gint index = 0;
+  g_object_get(h->element, "device-index", &index, nullptr);
+  fail_unless_equals_int(index, -1);
+  fail_unless(string_property(h->element, "device-uuid") == in_use, "device-uuid changed");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// Caps beyond the limit in gst-launch-1.0: the line links and the first
+// error names the limit, from the bridge.
+GST_START_TEST(test_size_limit_in_gst_launch) {
+  for (const char *size : {"width=17000,height=16", "width=100000,height=100000"}) {
+    const std::string line = std::string("videotestsrc num-buffers=1 ! video/x-raw,") + size +
+                             " ! efvkbridge name=b ! fakesink";
+    const std::string error = launch_error(line.c_str());
+    fail_unless(error.rfind("b: b cannot take these frames: width ", 0) == 0 &&
+                    error.find("exceeds") != std::string::npos,
+                "%s: %s", size, error.c_str());
+  }
+}
+GST_END_TEST;
+
 // Without a Vulkan device nothing here can run: SKIP with the reason.
 static bool vulkan_present(std::string &why) {
   VkInstanceCreateInfo ici{};
@@ -1071,6 +1224,7 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_bad_images_refused);
   tcase_add_test(tc, test_not_an_image_refused);
   tcase_add_test(tc, test_bad_input_into_vulkan);
+  tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_release_after_gpu_work);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);
@@ -1078,6 +1232,9 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_max_errors_out_of_vulkan);
   tcase_add_test(tc, test_size_beyond_vulkan_limit);
   tcase_add_test(tc, test_caps_carry_vulkan_limit);
+  tcase_add_test(tc, test_device_uuid_checked);
+  tcase_add_test(tc, test_device_refused_while_playing);
+  tcase_add_test(tc, test_size_limit_in_gst_launch);
   tcase_add_test(tc, test_restart_same_pipeline);
   tcase_add_test(tc, test_bad_context_refused);
   tcase_add_test(tc, test_fresh_memories_bounded);

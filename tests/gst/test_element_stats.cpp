@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // ElementStats and the pad templates, below any element: a small element
-// type declares its counters once and gets the properties, the "stats"
-// structure and the EOS message from the helper.
+// type declares its counters once and gets the "stats" property (one
+// structure) and the EOS message from the helper.
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
 
@@ -25,7 +25,7 @@ struct TestCounters {
 };
 using TestStats = ElementStats<TestCounters>;
 
-constexpr guint PROP_FIRST_COUNTER = 1;
+constexpr guint PROP_STATS = 1;
 
 constexpr const char *kSinkCaps = "video/x-raw, format=(string)NV12";
 constexpr const char *kSrcCaps = "video/x-raw, format=(string)RGBA";
@@ -42,7 +42,7 @@ G_DEFINE_TYPE(TestElement, test_element, GST_TYPE_ELEMENT)
 
 void test_element_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   auto *self = reinterpret_cast<TestElement *>(object);
-  if (!self->stats->get_property(PROP_FIRST_COUNTER, id, value))
+  if (!self->stats->get_property(PROP_STATS, id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
@@ -55,7 +55,7 @@ void test_element_class_init(TestElementClass *klass) {
   GObjectClass *object_class = G_OBJECT_CLASS(klass);
   object_class->get_property = test_element_get_property;
   object_class->finalize = test_element_finalize;
-  TestStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  TestStats::install_property(object_class, PROP_STATS);
   add_pad_templates(GST_ELEMENT_CLASS(klass), kSinkCaps, kSrcCaps);
 }
 
@@ -65,14 +65,20 @@ void test_element_init(TestElement *self) {
 }
 
 guint64 read_counter(GstElement *element, const char *name) {
+  GstStructure *s = nullptr;
+  g_object_get(element, "stats", &s, nullptr);
   guint64 value = 0;
-  g_object_get(element, name, &value, nullptr);
+  fail_unless(s && gst_structure_get_uint64(s, name, &value), "no %s in stats", name);
+  gst_structure_free(s);
   return value;
 }
 
 }  // namespace
 
-GST_START_TEST(test_counters_as_properties) {
+// The counters are fields of "stats", not properties of their own (what
+// gst-inspect lists stays the settings); the blurb of "stats" names each
+// field with what it counts.
+GST_START_TEST(test_counters_in_stats_only) {
   auto *element = GST_ELEMENT(g_object_new(test_element_get_type(), nullptr));
   TestStats &stats = *reinterpret_cast<TestElement *>(element)->stats;
   stats.add(TestCounters::kFrames);
@@ -82,10 +88,19 @@ GST_START_TEST(test_counters_as_properties) {
   fail_unless_equals_uint64(read_counter(element, "frames"), 5);
   fail_unless_equals_uint64(read_counter(element, "hits"), 42);  // derived
   fail_unless_equals_uint64(read_counter(element, "peak"), 7);
+  guint n = 0;
+  GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(element), &n);
+  g_free(specs);
+  fail_unless_equals_int(n, 1 + 2);  // "stats", and GstObject's name and parent
+  for (const char *counter : {"frames", "hits", "peak"})
+    fail_if(g_object_class_find_property(G_OBJECT_GET_CLASS(element), counter), "%s", counter);
   GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "stats");
   fail_unless(spec != nullptr);
-  fail_unless(std::string(g_param_spec_get_blurb(spec)).find("efteststats-stats") !=
-              std::string::npos);
+  const std::string blurb = g_param_spec_get_blurb(spec);
+  fail_unless(blurb.find("efteststats-stats") != std::string::npos, "%s", blurb.c_str());
+  fail_unless(
+      blurb.find("frames: Frames; hits: Hits, from elsewhere; peak: A peak") != std::string::npos,
+      "%s", blurb.c_str());
   fail_if(spec->flags & G_PARAM_WRITABLE);
   gst_object_unref(element);
 }
@@ -150,7 +165,7 @@ GST_END_TEST;
 static Suite *element_stats_suite() {
   Suite *s = suite_create("element_stats");
   TCase *tc = tcase_create("stats");
-  tcase_add_test(tc, test_counters_as_properties);
+  tcase_add_test(tc, test_counters_in_stats_only);
   tcase_add_test(tc, test_stats_structure);
   tcase_add_test(tc, test_eos_message);
   tcase_add_test(tc, test_pad_templates_own_their_caps);

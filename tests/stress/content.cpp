@@ -32,14 +32,6 @@ void convert(GstVideoFrame *from, GstVideoFrame *to) {
   gst_video_converter_free(c);
 }
 
-GstBuffer *with_meta(GstBuffer *buffer, const GstVideoInfo &info) {
-  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
-                                 GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
-                                 GST_VIDEO_INFO_N_PLANES(&info), const_cast<gsize *>(info.offset),
-                                 const_cast<gint *>(info.stride));
-  return buffer;
-}
-
 GstBuffer *allocate(gsize size, Memory memory) {
   if (memory == Memory::System)
     return gst_buffer_new_allocate(nullptr, size, nullptr);
@@ -84,7 +76,7 @@ GstBuffer *ramp_frame(const GstVideoInfo &info, Memory memory, uint32_t phase) {
       row[4 * x + 3] = 255;
     }
   }
-  GstBuffer *out = with_meta(allocate(info.size, memory), info);
+  GstBuffer *out = ef::test::with_meta(allocate(info.size, memory), info);
   GstVideoFrame dst;
   GstVideoInfo copy = info;
   if (!gst_video_frame_map(&dst, &copy, out, GST_MAP_WRITE))
@@ -105,12 +97,7 @@ GstBuffer *ramp_frame_in_fd(int fd, const GstVideoInfo &info, uint32_t phase) {
   gst_buffer_unref(bytes);
   if (written != ssize_t(info.size))
     fail_case("cannot write a frame into a ring memfd");
-  GstAllocator *alloc = gst_fd_allocator_new();
-  GstMemory *mem = gst_fd_allocator_alloc(alloc, fd, info.size, GST_FD_MEMORY_FLAG_DONT_CLOSE);
-  gst_object_unref(alloc);
-  GstBuffer *buffer = gst_buffer_new();
-  gst_buffer_append_memory(buffer, mem);
-  return with_meta(buffer, info);
+  return ef::test::fd_buffer(fd, info, GST_FD_MEMORY_FLAG_DONT_CLOSE);
 }
 
 GstBuffer *reference(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out) {

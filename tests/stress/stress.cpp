@@ -246,6 +246,19 @@ GstElement *Pipeline::element(const char *name) const {
   return e;
 }
 
+namespace {
+
+// GStreamer 1.28 deprecates gst_element_state_get_name() for gst_state_get_name().
+const char *state_name(GstState state) {
+#if GST_CHECK_VERSION(1, 28, 0)
+  return gst_state_get_name(state);
+#else
+  return gst_element_state_get_name(state);
+#endif
+}
+
+}  // namespace
+
 void Pipeline::set_state(GstState state, int timeout_ms) {
   GstStateChangeReturn r = gst_element_set_state(pipeline_, state);
   // PAUSED and PLAYING complete when the sink prerolls the first frame: the
@@ -258,11 +271,10 @@ void Pipeline::set_state(GstState state, int timeout_ms) {
     r = gst_element_get_state(pipeline_, nullptr, nullptr, GstClockTime(timeout_ms) * GST_MSECOND);
   poll_bus();
   if (r == GST_STATE_CHANGE_FAILURE)
-    fail_case(std::string("state change to ") + gst_element_state_get_name(state) +
-              " failed: " + errors());
+    fail_case(std::string("state change to ") + state_name(state) + " failed: " + errors());
   if (r == GST_STATE_CHANGE_ASYNC)
-    fail_case(std::string("hang: state change to ") + gst_element_state_get_name(state) +
-              " not done within " + std::to_string(timeout_ms) + " ms");
+    fail_case(std::string("hang: state change to ") + state_name(state) + " not done within " +
+              std::to_string(timeout_ms) + " ms");
 }
 
 void Pipeline::set_caps(GstCaps *caps) {

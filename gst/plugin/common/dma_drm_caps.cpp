@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "drm_fourcc.hpp"
+#include "said_once.hpp"
 #include "ef/import_key.hpp"
 #include "common/gst_ptr.hpp"
 
@@ -243,12 +244,9 @@ bool refuse_untaken_drm_format(GstElement *element, GstCaps *caps, const DrmSupp
   auto format = parse_drm_format(text);
   if (format && support.takes(*format))
     return false;
-  // Once per layout: accept-caps is asked again on every retry. Kept on the
-  // element itself, so a new element never inherits an old one's silence.
-  static const GQuark quark = g_quark_from_static_string("ef-refused-drm-format");
-  if (g_strcmp0(static_cast<const char *>(g_object_get_qdata(G_OBJECT(element), quark)), text) == 0)
+  // Once per layout and run: accept-caps is asked again on every retry.
+  if (!first_saying(element, std::string("drm-format ") + text))
     return true;
-  g_object_set_qdata_full(G_OBJECT(element), quark, g_strdup(text), g_free);
   GST_ELEMENT_WARNING(element, CORE, NEGOTIATION,
                       ("%s cannot import dma-bufs of drm-format %s: it imports %s",
                        GST_ELEMENT_NAME(element), text, support.describe().c_str()),

@@ -5,22 +5,19 @@
 
 namespace ef::gst {
 
-void install_stat_properties(GObjectClass *klass, guint first_id,
-                             std::span<const CounterSpec> counters, const char *name) {
-  guint id = first_id;
-  for (const CounterSpec &c : counters)
-    g_object_class_install_property(
-        klass, id++,
-        g_param_spec_uint64(c.name, c.name, c.blurb, 0, G_MAXUINT64, 0,
-                            GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+void install_stats_property(GObjectClass *klass, guint id, std::span<const CounterSpec> counters,
+                            const char *name) {
+  // "name: what it counts; ..." after the introduction: gst-inspect's one
+  // place for them, split into a table by the manual's element page.
+  std::string blurb = std::string("Counters, as guint64 fields of a structure named ") + name +
+                      " (also posted as an element message of that name on EOS, which "
+                      "gst-launch-1.0 -m prints). Fields: ";
+  for (size_t i = 0; i < counters.size(); ++i)
+    blurb += (i ? "; " : "") + std::string(counters[i].name) + ": " + counters[i].blurb;
   // The blurb outlives the class: the spec is static.
-  const gchar *blurb = g_intern_string(
-      (std::string("All counters in one structure (also posted as an element message named ") +
-       name + " on EOS)")
-          .c_str());
   g_object_class_install_property(
       klass, id,
-      g_param_spec_boxed("stats", "Statistics", blurb, GST_TYPE_STRUCTURE,
+      g_param_spec_boxed("stats", "Statistics", g_intern_string(blurb.c_str()), GST_TYPE_STRUCTURE,
                          GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Element statistics: a fixed list of named counters, shown as read-only
-// guint64 properties, as one "stats" GstStructure property, and posted as an
-// element message on EOS (so `gst-launch-1.0 -m` prints them).
+// Element statistics: a fixed list of named counters, read as one "stats"
+// GstStructure property (guint64 fields) and posted as an element message on
+// EOS (so `gst-launch-1.0 -m` prints them). The counters are not properties
+// of their own: gst-inspect shows an element's settings, as it does for
+// GStreamer's elements that keep statistics (rtpjitterbuffer, srtsink), and
+// the blurb of "stats" names every field and what it counts.
 //
 // An element declares its counters once, as a struct:
 //
@@ -31,8 +34,8 @@ namespace ef::gst {
 
 struct CounterSpec {
   guint id;           // the counter's enumerator: must equal its index
-  const char *name;   // property and structure field name
-  const char *blurb;  // shown by gst-inspect
+  const char *name;   // structure field name
+  const char *blurb;  // what it counts, in the blurb of "stats" (no "; " inside)
 };
 
 // Each spec's id is its index, so an enumerator names its own table row.
@@ -45,8 +48,8 @@ constexpr bool specs_in_order(const std::array<CounterSpec, N> &specs) {
 }
 
 // The untyped halves, shared by every instantiation.
-void install_stat_properties(GObjectClass *klass, guint first_id,
-                             std::span<const CounterSpec> counters, const char *name);
+void install_stats_property(GObjectClass *klass, guint id, std::span<const CounterSpec> counters,
+                            const char *name);
 GstStructure *stats_structure(const char *name, std::span<const CounterSpec> counters,
                               std::span<const uint64_t> values);
 void post_stats_message(GstElement *element, const char *name,
@@ -61,12 +64,9 @@ class ElementStats {
   static_assert(kCount == size_t(Counters::kCount), "one spec per counter");
   static_assert(specs_in_order(Counters::kSpecs), "specs listed in enumerator order");
 
-  // Properties the element installs from `first_id` on: one per counter,
-  // then "stats".
-  static constexpr guint kPropertyCount = guint(kCount) + 1;
-
-  static void install_properties(GObjectClass *klass, guint first_id) {
-    install_stat_properties(klass, first_id, Counters::kSpecs, Counters::kName);
+  // The "stats" property, with the id `id`.
+  static void install_property(GObjectClass *klass, guint id) {
+    install_stats_property(klass, id, Counters::kSpecs, Counters::kName);
   }
 
   // Fills in, at every snapshot, the counters the element keeps elsewhere.
@@ -95,15 +95,12 @@ class ElementStats {
     return stats_structure(Counters::kName, Counters::kSpecs, v);
   }
 
-  // GObject::get_property for the ids install_properties() used; false for
-  // any other id.
-  bool get_property(guint first_id, guint id, GValue *value) const {
-    if (id < first_id || id >= first_id + kPropertyCount)
+  // GObject::get_property for "stats" (installed with `stats_id`); false
+  // for any other id.
+  bool get_property(guint stats_id, guint id, GValue *value) const {
+    if (id != stats_id)
       return false;
-    if (id == first_id + kCount)
-      g_value_take_boxed(value, structure());
-    else
-      g_value_set_uint64(value, snapshot()[id - first_id]);
+    g_value_take_boxed(value, structure());
     return true;
   }
 

@@ -7,6 +7,19 @@
 
 namespace ef::gst {
 
+namespace {
+
+// One element of the process at a time finds or makes its display and
+// context: elements of one pipeline starting at once (one per stream,
+// each on its streaming thread) would each find no display yet, make
+// their own and so a GL context and thread each, where the first one's,
+// announced to the pipeline, serves all. Taken before an element's lock:
+// the announcement sets the context on every element of the bin, this one
+// and those waiting here.
+std::mutex finding;
+
+}  // namespace
+
 void ElementGlContext::set_context(GstElement *element, GstContext *context) {
   std::lock_guard<std::recursive_mutex> lock(lock_);
   gst_gl_handle_set_context(element, context, &display_, &other_);
@@ -17,20 +30,18 @@ bool ElementGlContext::handle_query(GstElement *element, GstQuery *query) {
   return gst_gl_handle_context_query(element, query, display_, context_, other_);
 }
 
+bool ElementGlContext::ensure_display(GstElement *element) {
+  std::lock_guard<std::mutex> one_at_a_time(finding);
+  std::lock_guard<std::recursive_mutex> lock(lock_);
+  return display_ || gst_gl_ensure_element_data(element, &display_, &other_);
+}
+
 Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
   {
     std::lock_guard<std::recursive_mutex> lock(lock_);
     if (context_)
       return context_;
   }
-  // One element of the process at a time finds or makes its display and
-  // context: elements of one pipeline starting at once (one per stream,
-  // each on its streaming thread) would each find no display yet, make
-  // their own and so a GL context and thread each, where the first one's,
-  // announced to the pipeline, serves all. Taken before this element's
-  // lock: the announcement sets the context on every element of the bin,
-  // this one and those waiting here.
-  static std::mutex finding;
   std::lock_guard<std::mutex> one_at_a_time(finding);
   std::lock_guard<std::recursive_mutex> lock(lock_);
   if (context_)

@@ -24,6 +24,10 @@ class ElementGlContext {
   void set_context(GstElement *element, GstContext *context);
   // Answers GST_QUERY_CONTEXT for our display and context; false otherwise.
   bool handle_query(GstElement *element, GstQuery *query);
+  // The display, found in the pipeline or made (and then announced to it
+  // as a GstContext, gst_gl_ensure_element_data), as GstGL's filters do at
+  // NULL -> READY: false where no GL display can be opened.
+  bool ensure_display(GstElement *element);
   // The context (borrowed; valid until reset()), found in the pipeline or
   // made. EIO with the reason when there is no GL.
   Result<GstGLContext *> ensure(GstElement *element);

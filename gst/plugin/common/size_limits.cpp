@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "size_limits.hpp"
 
+#include "said_once.hpp"
+
 namespace ef::gst {
 
 namespace {
@@ -15,6 +17,17 @@ bool narrowed(const GValue *value, gint max, GValue *out) {
   const bool ok = gst_value_intersect(out, value, &range);
   g_value_unset(&range);
   return ok;
+}
+
+// size_problem() of one structure.
+std::string structure_size_problem(const GstStructure *s, const SizeLimit &limit) {
+  for (const char *side : {"width", "height"}) {
+    gint v = 0;
+    if (gst_structure_get_int(s, side, &v) && v > limit.max_side)
+      return std::string(side) + " " + std::to_string(v) + " exceeds " + limit.what + " " +
+             std::to_string(limit.max_side);
+  }
+  return "";
 }
 
 }  // namespace
@@ -56,17 +69,42 @@ GstCaps *narrow_to_limit(GstCaps *caps, const SizeLimit &limit, const char *feat
   return caps;
 }
 
+GstCaps *narrow_for_query(GstCaps *caps, GstCaps *filter, const SizeLimit &limit,
+                          const char *feature) {
+  return filter ? narrow_to_limit(caps, limit, feature) : caps;
+}
+
+void refuse_size_in_caps_query(GstElement *element, GstQuery *query, const SizeLimit &limit) {
+  if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
+    return;
+  GstCaps *filter = nullptr;
+  gst_query_parse_caps(query, &filter);
+  if (!filter || gst_caps_is_empty(filter) || gst_caps_is_any(filter))
+    return;
+  // Only where everything upstream offers lies beyond: a source with a
+  // size that works is answered as usual.
+  std::string problem;
+  for (guint i = 0; i < gst_caps_get_size(filter); ++i) {
+    problem = structure_size_problem(gst_caps_get_structure(filter, i), limit);
+    if (problem.empty())
+      return;
+  }
+  GstCaps *none = gst_caps_new_empty();
+  gst_query_set_caps_result(query, none);
+  gst_caps_unref(none);
+  // An error, not a warning: negotiation cannot succeed, and gst-launch-1.0
+  // prints errors at once (a warning just before one is often lost).
+  if (first_saying(element, "size " + problem))
+    GST_ELEMENT_ERROR(
+        element, CORE, NEGOTIATION,
+        ("%s cannot take these frames: %s", GST_ELEMENT_NAME(element), problem.c_str()),
+        ("every size upstream offers is beyond it (caps query %" GST_PTR_FORMAT ")", filter));
+}
+
 std::string size_problem(GstCaps *caps, const SizeLimit &limit) {
   if (!caps || gst_caps_get_size(caps) == 0)
     return "";
-  const GstStructure *s = gst_caps_get_structure(caps, 0);
-  for (const char *side : {"width", "height"}) {
-    gint v = 0;
-    if (gst_structure_get_int(s, side, &v) && v > limit.max_side)
-      return std::string(side) + " " + std::to_string(v) + " exceeds " + limit.what + " " +
-             std::to_string(limit.max_side);
-  }
-  return "";
+  return structure_size_problem(gst_caps_get_structure(caps, 0), limit);
 }
 
 gboolean refuse_caps(GstElement *element, const std::string &problem, GstCaps *caps) {

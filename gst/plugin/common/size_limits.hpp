@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The largest frame an element can handle, in its caps and in a clear error.
-// Caps answered to peers are narrowed to the limit, so a source that can
-// choose picks a size that works; caps that force a size beyond it are let
-// through to set_caps, which refuses them naming the limit (negotiation
-// would otherwise fail with nothing but "not negotiated").
+// The largest frame an element can handle, in its caps and in a clear
+// message. Caps answered to a negotiation (a caps query with a filter) are
+// narrowed to the limit, so a source that can choose picks a size that
+// works, and a source that offers only sizes beyond it gets an empty answer
+// and an error naming the limit. An unfiltered caps query (a link
+// check, gst-inspect-like questions) gets the full range, so that
+// `src ! video/x-raw,width=20000 ! efconvert` links and negotiation names
+// the limit rather than gst-launch saying "could not link". Caps sent without
+// a query (appsrc, a harness) reach set_caps, which refuses them naming it.
 #pragma once
 
 #include <gst/gst.h>
@@ -31,6 +35,19 @@ SizeLimit tighter(SizeLimit a, SizeLimit b);
 // `feature` when one is given. A structure whose sizes all lie beyond the
 // limit is kept as it is.
 GstCaps *narrow_to_limit(GstCaps *caps, const SizeLimit &limit, const char *feature = nullptr);
+
+// narrow_to_limit() for the answer to a caps query with `filter`: none
+// (an unfiltered query) leaves `caps` as they are. Takes `caps`.
+GstCaps *narrow_for_query(GstCaps *caps, GstCaps *filter, const SizeLimit &limit,
+                          const char *feature = nullptr);
+
+// After a sink pad's CAPS query was answered: where everything upstream
+// asked about (each structure of the query's filter) is fixed at a size
+// beyond `limit`, the answer becomes empty (set_caps would refuse such caps)
+// and an error names the limit, once per element run and size. A source
+// negotiates by caps query and sends no caps it was refused, so this is
+// where the limit can be named, before its "not-negotiated".
+void refuse_size_in_caps_query(GstElement *element, GstQuery *query, const SizeLimit &limit);
 
 // For the first structure of fixed caps, read before any GstVideoInfo (which
 // cannot describe such sizes): "" when within the limit, else e.g. "width

@@ -32,6 +32,9 @@ struct BackendStats {
   // it, time spent there, of it waiting for the GPU; and the streaming
   // thread's waits for the GPU (frames the consumer needs).
   uint64_t gl_handovers = 0, gl_thread_ns = 0, gl_wait_ns = 0, gpu_wait_ns = 0;
+  // Of gl_thread_ns: making the source's textures ready, the pass's
+  // commands, and the read-back's commands with the frame's fence.
+  uint64_t gl_source_ns = 0, gl_pass_ns = 0, gl_readback_ns = 0;
 };
 
 inline BackendStats operator+(BackendStats a, const BackendStats &b) {
@@ -51,6 +54,9 @@ inline BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.gl_thread_ns += b.gl_thread_ns;
   a.gl_wait_ns += b.gl_wait_ns;
   a.gpu_wait_ns += b.gpu_wait_ns;
+  a.gl_source_ns += b.gl_source_ns;
+  a.gl_pass_ns += b.gl_pass_ns;
+  a.gl_readback_ns += b.gl_readback_ns;
   return a;
 }
 
@@ -97,15 +103,18 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const O
                                                  uint32_t cache_capacity, unsigned n_threads);
 
 #ifdef EF_HAVE_GSTGL
+struct GlBackendOptions {
+  uint32_t cache_capacity = 0;
+  bool compute = false;     // the pass as a compute shader where the context has them
+  bool hardware = false;    // a GPU (not a software rasterizer), which imports no memfd
+  bool gpu_timing = false;  // GL timer queries around the pass and the read-back
+};
 // EINVAL when the GL converter cannot do in -> out. `element` names the
 // element in log lines.
-// `compute`: the pass as a compute shader where the context has them.
-// `hardware`: a GPU (not a software rasterizer), which imports no memfd.
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
                                                         const GstVideoInfo &out,
-                                                        uint32_t cache_capacity, bool compute,
-                                                        bool hardware);
+                                                        const GlBackendOptions &options);
 #endif
 
 }  // namespace ef::gst

@@ -59,8 +59,8 @@ Choice settle_trial(const Machine &m, double cpu_us, double gl_us, unsigned time
   const Pick faster = gl_us < cpu_us ? Pick::Gl : Pick::Cpu;
   char times[200];
   std::snprintf(times, sizeof times,
-                "timed %u frames each after %u warm-up frames: cpu %.0f us, gl %.0f us a frame "
-                "(median)",
+                "timed the first frame %u times each after %u warm-up conversions: cpu %.0f us, "
+                "gl %.0f us a frame (median)",
                 timed, warmup, cpu_us, gl_us);
   return {faster, facts(m) + "; " + times};
 }

@@ -39,8 +39,8 @@ struct Choice {
 Choice choose_backend(const Machine &machine);
 
 // The choice once both backends were timed: the median microseconds per
-// frame over `timed` frames each, after `warmup` frames each; `machine` with
-// what the GL frames showed.
+// frame over `timed` conversions each (of the first frame), after `warmup`
+// each; `machine` with what the first GL conversion showed.
 Choice settle_trial(const Machine &machine, double cpu_us, double gl_us, unsigned timed,
                     unsigned warmup);
 

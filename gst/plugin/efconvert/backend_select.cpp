@@ -55,8 +55,8 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   const GstVideoInfo *image = s.out.image();
   if (!image)
     return Error{EINVAL, "the GL backend makes no tensors"};
-  return make_gl_backend(element, *context, s.in_info, *image, st.cache_capacity, compute,
-                         hardware);
+  return make_gl_backend(element, *context, s.in_info, *image,
+                         {st.cache_capacity, compute, hardware, st.gpu_timing});
 }
 
 // This machine as backend=auto sees it for these caps.

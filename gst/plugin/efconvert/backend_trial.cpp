@@ -12,8 +12,9 @@ namespace ef::gst {
 
 namespace {
 
-// Frames of each backend before the timed ones: a ring's slots are imported
-// or mapped on their first use, the shaders compiled on the first frame.
+// Conversions of the first frame by each backend before the timed ones: the
+// source is imported or mapped, the destination imported and the shaders
+// compiled on the first.
 constexpr unsigned kWarmup = 4;
 constexpr unsigned kTimed = 4;
 
@@ -68,7 +69,7 @@ class TrialBackend : public ConvertBackend {
   }
 
   // Once settled, the backend that runs pipelines its read-backs as it
-  // would alone. During the trial every frame is complete on return.
+  // would alone. The trial's frame is complete on return.
   size_t in_flight() const override { return settled_ ? running_->in_flight() : 0; }
   Result<GstBuffer *> complete_oldest() override { return running_->complete_oldest(); }
   void drop_in_flight() override {
@@ -87,36 +88,64 @@ class TrialBackend : public ConvertBackend {
     // running_ changes on this (the streaming) thread only.
     if (settled_)
       return running_->convert(in, layout, out, params);
-    const bool first_gl = running_ == gl_.get() && done_ == 0;
-    const BackendStats before = first_gl ? gl_->stats() : BackendStats{};
-    const auto start = std::chrono::steady_clock::now();
-    auto done = running_->convert(in, layout, out, params);
-    // A read-back left in flight is waited for here: its cost is the
-    // frame's, and the loser must hold no frame when it goes.
-    while (done && running_->in_flight() > 0)
-      if (auto completed = running_->complete_oldest(); !completed)
-        done = completed.error();
-    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
-    if (!done)
-      return done;
-    if (first_gl && learn_imports(before))
-      return done;
-    if (done_ >= kWarmup)
-      (running_ == gl_.get() ? gl_us_ : cpu_us_)[done_ - kWarmup] = took.count();
-    if (++done_ < kWarmup + kTimed)
-      return done;
-    if (running_ == gl_.get()) {
-      std::lock_guard lock(lock_);
-      running_ = cpu_.get();
-      done_ = 0;
-      return done;
-    }
-    const Choice c = settle_trial(machine_, median(cpu_us_), median(gl_us_), kTimed, kWarmup);
-    settle(c);
-    return done;
+    return trial(in, layout, out, params);
   }
 
  private:
+  // The whole trial on the first frame, before it leaves: converted into
+  // `out` by the GL backend, and unless what that showed settles it, kWarmup
+  // then kTimed more times by each backend, in rounds of one each (whose
+  // order alternates, so that neither always finds the frame in caches the
+  // other warmed). `out` then holds the kept backend's conversion, so that
+  // every frame of the stream is that backend's: the two round and filter
+  // differently (by a few levels), and a model's input must not change with
+  // the backend that happened to convert it.
+  Result<void> trial(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
+                     const ConvertParams &params) {
+    const BackendStats before = gl_->stats();
+    if (auto first = timed(*gl_, in, layout, out, params); !first)
+      return first.error();
+    const ConvertBackend *last = gl_.get();
+    if (!learn_imports(before)) {
+      std::array<double, kTimed> cpu_us{}, gl_us{};
+      for (unsigned round = 0; round < kWarmup + kTimed; ++round) {
+        ConvertBackend *order[2] = {gl_.get(), cpu_.get()};
+        if (round % 2)
+          std::swap(order[0], order[1]);
+        for (ConvertBackend *b : order) {
+          auto took = timed(*b, in, layout, out, params);
+          if (!took)
+            return took.error();
+          if (round >= kWarmup)
+            (b == gl_.get() ? gl_us : cpu_us)[round - kWarmup] = *took;
+          last = b;
+        }
+      }
+      settle(settle_trial(machine_, median(cpu_us), median(gl_us), kTimed, kWarmup));
+    }
+    if (last == running_)
+      return {};
+    if (auto kept = timed(*running_, in, layout, out, params); !kept)
+      return kept.error();
+    return {};
+  }
+
+  // One conversion of `in` into `out`, complete (a read-back is waited for:
+  // its cost is the frame's, and the loser must hold no frame when it
+  // goes), and what it took in microseconds.
+  static Result<double> timed(ConvertBackend &backend, GstBuffer *in, const FrameLayout &layout,
+                              GstBuffer *out, const ConvertParams &params) {
+    const auto start = std::chrono::steady_clock::now();
+    auto done = backend.convert(in, layout, out, params);
+    while (done && backend.in_flight() > 0)
+      if (auto completed = backend.complete_oldest(); !completed)
+        done = completed.error();
+    if (!done)
+      return done.error();
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    return took.count();
+  }
+
   // What the first GL frame copied tells whether the GPU imports each side;
   // true when that alone decides.
   bool learn_imports(const BackendStats &before) {
@@ -152,8 +181,6 @@ class TrialBackend : public ConvertBackend {
   std::string reason_;
   BackendStats retired_;  // what the dropped backend counted
   bool settled_ = false;
-  unsigned done_ = 0;  // frames the running backend converted in the trial
-  std::array<double, kTimed> cpu_us_{}, gl_us_{};
 };
 
 }  // namespace

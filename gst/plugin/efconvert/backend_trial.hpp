@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// backend=auto where only timing can tell: the first frames are converted by
-// the GL backend, the next by the CPU backend, each frame once and into its
-// own output (no output is dropped or converted twice), then the faster one
-// converts every later frame. What the GL frames show (an upload, a readback)
-// goes back to the decision first, which may settle without timing.
+// backend=auto where only timing can tell: the first frame is converted by
+// the GL backend, and what that shows (an upload, a readback) goes back to
+// the decision first, which may settle without timing; otherwise the same
+// frame is converted by both backends in turn, several times each, timed,
+// and the faster one kept. The first frame leaves as the kept backend's
+// conversion, as every later one does: one backend's frames all through a
+// stream.
 #pragma once
 
 #include <gst/gst.h>

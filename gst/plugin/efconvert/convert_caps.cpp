@@ -237,7 +237,7 @@ GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter
   for (guint i = 0; to_src && i < gst_caps_get_size(caps); ++i)
     result =
         append_tensors(result, gst_caps_get_structure(caps, i), gst_caps_get_features(caps, i));
-  return apply_caps_filter(narrow_to_limit(result, cpu_size_limit()), filter);
+  return apply_caps_filter(narrow_for_query(result, filter, cpu_size_limit()), filter);
 }
 
 GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *othercaps,

@@ -28,8 +28,8 @@ const DrmSupport &drm_out();
 
 // transform_caps: each structure of `caps` of one side turned into what
 // the backends' tables make of it (or from it) on the other side, in every
-// memory they make it in, any size within the CPU path's limit, then
-// `filter`.
+// memory they make it in, any size (within the CPU path's limit where there
+// is a filter: narrow_for_query), then `filter`.
 GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter);
 
 // fixate_caps: without a size from downstream the output keeps the input's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// efconvert's counters, declared once: ElementStats installs them as
-// read-only properties and the efconvert-stats structure from this table.
+// efconvert's counters, declared once: ElementStats makes the efconvert-stats
+// structure (the "stats" property, the EOS message) from this table.
 #pragma once
 
 #include <array>
@@ -29,6 +29,9 @@ struct ConvertCounters {
     kGlThreadNs,
     kGlWaitNs,
     kGpuWaitNs,
+    kGlSourceNs,
+    kGlPassNs,
+    kGlReadbackNs,
     kCount,
   };
   static constexpr const char *kName = "efconvert-stats";
@@ -46,15 +49,17 @@ struct ConvertCounters {
       {kDropped, "dropped", "Bad input frames dropped with a warning (see max-errors)"},
       {kBytesRead, "bytes-read", "Bytes read back from the GPU into plain system memory"},
       {kGpuTimeNs, "gpu-time-ns",
-       "GPU time of the GL backend's conversion passes, from GL timer queries, summed over "
-       "gpu-frames frames; 0 where the GL has no timer queries"},
+       "GPU time of the GL backend's conversion passes, from GL timer queries (gpu-timing=true), "
+       "summed over gpu-frames frames; 0 without gpu-timing or where the GL has no timer "
+       "queries"},
       {kGpuFrames, "gpu-frames", "Frames whose GPU time is in gpu-time-ns"},
       {kReadbackGpuNs, "readback-gpu-time-ns",
        "GPU time of the read-backs' copies from the rendered textures into pack buffers (for "
-       "system-memory outputs: the transfer towards the CPU), from GL timer queries"},
+       "system-memory outputs: the transfer towards the CPU), from GL timer queries "
+       "(gpu-timing=true)"},
       {kGlHandovers, "gl-handovers",
-       "Hand-overs of work to the GL context's thread (the GL backend; one a frame, another "
-       "where a read-back is completed there)"},
+       "Hand-overs of work to the GL context's thread by the GL backend: one a frame, another "
+       "where a read-back is completed there"},
       {kGlThreadNs, "gl-thread-ns",
        "Time the GL context's thread spent on this element's work: elements sharing a context "
        "share that thread"},
@@ -64,6 +69,13 @@ struct ConvertCounters {
        "waiting behind it"},
       {kGpuWaitNs, "gpu-wait-ns",
        "Time the streaming thread waited for the GPU to finish a frame that was to be pushed"},
+      {kGlSourceNs, "gl-source-ns",
+       "Time of gl-thread-ns spent making the input's textures ready: GL memory mapped for GL "
+       "(which uploads a decoder's pixel buffer into its texture, and waits where the driver "
+       "does), imports, uploads of system memory"},
+      {kGlPassNs, "gl-pass-ns", "Time of gl-thread-ns spent issuing the conversion pass"},
+      {kGlReadbackNs, "gl-readback-ns",
+       "Time of gl-thread-ns spent issuing read-backs and the frames' fences and flushes"},
   }};
 };
 using ConvertStats = ElementStats<ConvertCounters>;

@@ -44,6 +44,9 @@ struct ConvertParams {
   // output is always full-range RGB (or its luma for GRAY8).
   GstVideoColorMatrix matrix = GST_VIDEO_COLOR_MATRIX_BT601;
   GstVideoColorRange range = GST_VIDEO_COLOR_RANGE_16_235;
+  // Where the source's subsampled chroma sits (its caps' chroma-site);
+  // unknown is taken as centred.
+  GstVideoChromaSite chroma_site = GST_VIDEO_CHROMA_SITE_UNKNOWN;
   // Tensor outputs only.
   TensorNorm norm{};
 };

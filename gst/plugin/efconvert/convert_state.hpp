@@ -20,6 +20,7 @@
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
 #include "output_spec.hpp"
+#include "settings_check.hpp"
 #include "tensor_settings.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
@@ -41,14 +42,17 @@ struct Settings {
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
-  TensorSettings tensor;  // mean, std, quantisation, channel order, id
+  bool gpu_timing = false;  // GL timer queries (gpu-time-ns)
+  TensorSettings tensor;    // mean, std, quantisation, channel order, id
 };
 
 struct ConvertState {
   std::mutex lock;  // guards settings, the last plan and replacing the backend
   Settings settings;
   ConvertParams last_plan{};
-  CapsPtr attach;  // attach-tensor: negotiation reads it, so it is no per-frame setting
+  CapsPtr attach;       // attach-tensor: negotiation reads it, so it is no per-frame setting
+  StreamShape shape;    // what set_caps negotiated: settings are checked against it when set
+  bool remake = false;  // a setting the backend is made with changed: a new one at the next frame
   // Stream state: made by set_caps from the caps and the settings, read by
   // the streaming thread, dropped by stop (drop_stream).
   GstVideoInfo in_info{};

@@ -11,20 +11,25 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "backend.hpp"
 #include "backend_select.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_context.hpp"
+#include "gl_sharing.hpp"
 #endif
 #include "common/cache_capacity.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/frame_fds.hpp"
 #include "common/frame_layout.hpp"
 #include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
+#include "common/property_checks.hpp"
+#include "common/said_once.hpp"
 #include "common/size_limits.hpp"
 #include "convert_caps.hpp"
 #include "convert_counters.hpp"
@@ -33,6 +38,7 @@
 #include "frame_plan.hpp"
 #include "interlace.hpp"
 #include "output_pool.hpp"
+#include "settings_check.hpp"
 #include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
@@ -56,8 +62,7 @@ constexpr guint PROP_CACHE_CAPACITY = 8;
 constexpr guint PROP_LETTERBOX_SCALE = 9;
 constexpr guint PROP_LETTERBOX_X = 10;
 constexpr guint PROP_LETTERBOX_Y = 11;
-constexpr guint PROP_FIRST_COUNTER = 12;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + ConvertStats::kCount;
+constexpr guint PROP_STATS = 12;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 constexpr guint PROP_N_THREADS = PROP_MAX_ERRORS + 1;
 constexpr guint PROP_BACKEND_REASON = PROP_N_THREADS + 1;
@@ -71,6 +76,7 @@ constexpr guint PROP_QUANT_ZERO_POINT = PROP_QUANT_SCALE + 1;
 constexpr guint PROP_CHANNEL_ORDER = PROP_QUANT_ZERO_POINT + 1;
 constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
 constexpr guint PROP_ATTACH_TENSOR = PROP_TENSOR_ID + 1;
+constexpr guint PROP_GPU_TIMING = PROP_ATTACH_TENSOR + 1;
 constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 
@@ -107,8 +113,13 @@ GType gst_ef_convert_backend_get_type(void) {
 GType gst_ef_convert_method_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_EF_CONVERT_METHOD_BILINEAR, "Bilinear", "bilinear"},
-      {GST_EF_CONVERT_METHOD_NEAREST, "Nearest neighbour", "nearest"},
+      // videoscale's nicks and numbers; the first entry of a number is what
+      // reads back, "nearest" (ef's earlier nick) is still taken.
+      {GST_EF_CONVERT_METHOD_NEAREST, "Nearest Neighbour", "nearest-neighbour"},
+      {GST_EF_CONVERT_METHOD_BILINEAR, "Bilinear; a box over each output pixel where it shrinks",
+       "bilinear"},
+      {GST_EF_CONVERT_METHOD_NEAREST, "Nearest Neighbour (nearest-neighbour's earlier nick)",
+       "nearest"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
@@ -177,6 +188,9 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kGlThreadNs] = b.gl_thread_ns;
   v[kGlWaitNs] = b.gl_wait_ns;
   v[kGpuWaitNs] = b.gpu_wait_ns;
+  v[kGlSourceNs] = b.gl_source_ns;
+  v[kGlPassNs] = b.gl_pass_ns;
+  v[kGlReadbackNs] = b.gl_readback_ns;
 }
 
 guint readback_depth(ConvertState &s) {
@@ -279,6 +293,9 @@ void drain_after_playing(GstElement *element) {
 
 GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateChange transition) {
   HeldOutputs &held = state_of(element).held;
+#ifdef EF_HAVE_GSTGL
+  share_gl_early(element, state_of(element), transition);
+#endif
   if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
     held.left_playing([element] { drain_after_playing(element); });
   const GstStateChangeReturn ret =
@@ -322,6 +339,19 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   auto caps = negotiated_output(GST_ELEMENT(self), incaps, made.get(), settings.tensor);
   if (!caps)
     return FALSE;
+  // The crop against these frames (the tensor settings were checked above);
+  // from here on each setting is checked against them when set.
+  StreamShape shape{GST_VIDEO_INFO_WIDTH(&caps->in), GST_VIDEO_INFO_HEIGHT(&caps->in),
+                    caps->out.tensor() ? std::optional(*caps->out.tensor()) : std::nullopt};
+  if (const std::string problem = crop_problem(settings.crop, shape); !problem.empty()) {
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid crop for these caps: %s", problem.c_str()),
+                      ("caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  {
+    std::lock_guard lock(s.lock);
+    s.shape = shape;
+  }
   s.in_info = caps->in;
   s.out = caps->out;
   auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, made.get());
@@ -398,13 +428,20 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (auto fds = check_frame_fds(in, *layout); !fds)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot read the input frame: " + fds.error().message);
   if (const std::string interlaced = frame_interlace_problem(s.in_info, in); !interlaced.empty())
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, interlaced);
   settings = copy_settings(s);  // once per frame
   auto params = plan_frame(s, in, settings);
-  if (!params)
-    return refuse_frame(element, s.errors, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                        params.error().message);
+  if (!params) {
+    // Settings are checked when set and at negotiation: what is left is a
+    // crop beyond the frame's own crop meta. A setting, not a bad frame.
+    GST_ELEMENT_ERROR(element, LIBRARY, SETTINGS, ("%s", params.error().message.c_str()),
+                      ("a setting this frame cannot take; not counted by max-errors"));
+    return GST_FLOW_ERROR;
+  }
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
   const size_t flying = s.backend->in_flight();
   auto done = s.backend->convert(in, *layout, out, *params);
@@ -457,6 +494,30 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
   return GST_FLOW_OK;
 }
 
+// A setting the backend is made with changed while caps were set: the
+// backend is made again for the same caps, before the base class decides
+// the output pool (it renegotiates the allocation: set_property asked).
+// GstBaseTransform calls set_caps again only when caps change.
+GstFlowReturn gst_ef_convert_submit_input_buffer(GstBaseTransform *trans, gboolean discont,
+                                                 GstBuffer *input) {
+  ConvertState &s = state_of(trans);
+  bool remake;
+  {
+    std::lock_guard lock(s.lock);
+    remake = std::exchange(s.remake, false) && s.backend;
+  }
+  if (remake) {
+    CapsPtr in(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
+    CapsPtr out(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+    GST_INFO_OBJECT(trans, "a setting the backend is made with changed: making it again");
+    if (in && out && !gst_ef_convert_set_caps(trans, in.get(), out.get())) {
+      gst_buffer_unref(input);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->submit_input_buffer(trans, discont, input);
+}
+
 // Outputs whose read-back is in flight are held (held_outputs).
 GstFlowReturn gst_ef_convert_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
   ConvertState &s = state_of(trans);
@@ -499,10 +560,16 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
 
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   ConvertState &s = state_of(trans);
+  forget_sayings(GST_ELEMENT(trans));
   s.held.drop(s.backend.get());
   replace_backend(s, nullptr);
   gst_video_info_init(&s.in_info);
   s.out = OutputSpec();
+  {
+    std::lock_guard lock(s.lock);
+    s.shape = StreamShape();
+    s.remake = false;
+  }
   if (s.attach_pool)
     gst_buffer_pool_set_active(s.attach_pool.get(), FALSE);
   s.attach_pool.reset();
@@ -569,6 +636,9 @@ gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction
     gst_query_parse_caps_result(query, &answer);
     if (filter && answer && gst_caps_is_empty(answer))
       name_refused_input(GST_ELEMENT(trans), filter, false);
+    // Sizes beyond the limit leave the answer empty too: named here, for
+    // any format (name_refused_input names formats and fields only).
+    refuse_size_in_caps_query(GST_ELEMENT(trans), query, cpu_size_limit());
   }
   return answered;
 }
@@ -597,17 +667,58 @@ void set_crop_value(GValue *value, const GstVideoRectangle &crop) {
   }
 }
 
+// `field` becomes `value`; whether that changed it.
+template <typename T>
+bool assign(T &field, T value) {
+  const bool changed = !(field == value);
+  field = value;
+  return changed;
+}
+
+// attach-tensor's caps: "" where efconvert makes such tensors, else why not.
+std::string attach_problem(GObject *object, const GstCaps *caps) {
+  if (!caps)
+    return "";
+  GstPadTemplate *src =
+      gst_element_class_get_pad_template(GST_ELEMENT_CLASS(G_OBJECT_GET_CLASS(object)), "src");
+  GstCaps *made = gst_pad_template_get_caps(src);
+  const bool tensor = !gst_caps_is_empty(caps) && !gst_caps_is_any(caps) &&
+                      gst_structure_has_name(gst_caps_get_structure(caps, 0), "other/tensors");
+  const bool makes = tensor && gst_caps_can_intersect(caps, made);
+  gst_caps_unref(made);
+  if (makes)
+    return "";
+  gchar *text = gst_caps_to_string(caps);
+  std::string why = std::string(text) +
+                    (tensor ? ": efconvert makes no such tensor (it makes other/tensors, "
+                              "format=static, num_tensors=1, types uint8, int8, float16 or "
+                              "float32)"
+                            : " are no tensor caps (other/tensors, types=..., dimensions=...)");
+  g_free(text);
+  return why;
+}
+
+// Settings are checked here, against the negotiated stream where there is
+// one (settings_check); a value refused keeps the old one, with a warning.
+// What the backend is made with (backend, n-threads, gl-shader) applies
+// from the next frame (submit_input_buffer), the pools' depth (readback-depth)
+// too: the element renegotiates its allocation.
 void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
                                  GParamSpec *pspec) {
   auto *self = GST_EF_CONVERT(object);
   ConvertState &s = state_of(self);
+  if (!settable_in_state(object, pspec))
+    return;
   bool renegotiate = false;
+  bool latency = false;
+  std::string refused;
   {
     std::lock_guard lock(s.lock);
     Settings &st = s.settings;
     switch (id) {
       case PROP_BACKEND:
-        st.backend = GstEfConvertBackend(g_value_get_enum(value));
+        renegotiate = assign(st.backend, GstEfConvertBackend(g_value_get_enum(value)));
+        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
         break;
       case PROP_METHOD:
         st.method = GstEfConvertMethod(g_value_get_enum(value));
@@ -618,43 +729,63 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_FILL_COLOR:
         st.fill_color = g_value_get_uint(value);
         break;
-      case PROP_CROP:
-        if (!parse_crop(value, st.crop))
-          g_warning("efconvert: crop must be an array of 4 integers <x, y, width, height>");
+      case PROP_CROP: {
+        GstVideoRectangle crop;
+        if (!parse_crop(value, crop))
+          refused =
+              "crop is an array of 4 integers <x, y, width, height>, e.g. "
+              "crop=\"<160, 90, 960, 540>\" in gst-launch-1.0";
+        else if ((refused = crop_problem(crop, s.shape)).empty())
+          st.crop = crop;
         break;
-      case PROP_VIDEO_DIRECTION:
-        st.direction = GstVideoOrientationMethod(g_value_get_enum(value));
-        renegotiate = true;  // a quarter turn swaps the output's default size
+      }
+      case PROP_VIDEO_DIRECTION: {
+        const auto direction = GstVideoOrientationMethod(g_value_get_enum(value));
+        if ((refused = direction_problem(direction)).empty()) {
+          st.direction = direction;
+          renegotiate = true;  // a quarter turn swaps the output's default size
+        }
         break;
+      }
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
         if (s.backend)
           s.backend->set_cache_capacity(st.cache_capacity);
         break;
       case PROP_N_THREADS:
-        st.n_threads = g_value_get_uint(value);
+        renegotiate = assign(st.n_threads, g_value_get_uint(value));
+        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
         break;
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
         break;
       case PROP_READBACK_DEPTH:
-        st.readback_depth = g_value_get_uint(value);
+        latency = renegotiate = assign(st.readback_depth, g_value_get_uint(value));
         break;
       case PROP_GL_SHADER:
-        st.gl_shader = GstEfConvertGlShader(g_value_get_enum(value));
+        renegotiate = assign(st.gl_shader, GstEfConvertGlShader(g_value_get_enum(value)));
+        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
+        break;
+      case PROP_GPU_TIMING:
+        st.gpu_timing = g_value_get_boolean(value);
         break;
       case PROP_MEAN:
-        st.tensor.mean = channel_values_of(value);
-        break;
       case PROP_STD:
-        st.tensor.stddev = channel_values_of(value);
-        break;
       case PROP_QUANT_SCALE:
-        st.tensor.quant_scale = g_value_get_double(value);
+      case PROP_QUANT_ZERO_POINT: {
+        TensorSettings tensor = st.tensor;
+        if (id == PROP_MEAN)
+          tensor.mean = channel_values_of(value);
+        else if (id == PROP_STD)
+          tensor.stddev = channel_values_of(value);
+        else if (id == PROP_QUANT_SCALE)
+          tensor.quant_scale = g_value_get_double(value);
+        else
+          tensor.zero_point = g_value_get_int(value);
+        if ((refused = tensor_problem(tensor, s.shape)).empty())
+          st.tensor = tensor;
         break;
-      case PROP_QUANT_ZERO_POINT:
-        st.tensor.zero_point = g_value_get_int(value);
-        break;
+      }
       case PROP_CHANNEL_ORDER:
         st.tensor.bgr = g_value_get_enum(value) == GST_EF_CONVERT_CHANNEL_ORDER_BGR;
         break;
@@ -664,8 +795,10 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         break;
       case PROP_ATTACH_TENSOR: {
         const GstCaps *caps = gst_value_get_caps(value);
-        s.attach.reset(caps ? gst_caps_copy(caps) : nullptr);
-        renegotiate = true;
+        if ((refused = attach_problem(object, caps)).empty()) {
+          s.attach.reset(caps ? gst_caps_copy(caps) : nullptr);
+          renegotiate = true;
+        }
         break;
       }
       default:
@@ -673,8 +806,12 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         break;
     }
   }
+  if (!refused.empty())
+    refuse_value(object, pspec, refused);
   if (renegotiate)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+  if (latency)  // outputs held longer or shorter: the pipeline asks again
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
 }
 
 void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
@@ -683,7 +820,7 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   std::lock_guard lock(s.lock);
   const Settings &st = s.settings;
@@ -726,6 +863,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_GL_SHADER:
       g_value_set_enum(value, st.gl_shader);
+      break;
+    case PROP_GPU_TIMING:
+      g_value_set_boolean(value, st.gpu_timing);
       break;
     case PROP_GL_SHADER_IN_USE:
       g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
@@ -790,8 +930,9 @@ GParamSpec *channel_values_spec(const char *name, const char *nick, const char *
       rw_flags());
 }
 
-// For tensor outputs (other/tensors caps); images ignore them. Checked where
-// used: at negotiation, and each frame, with an error on the bus.
+// For tensor outputs (other/tensors caps); images ignore them. Checked when
+// set (against the negotiated tensor, where there is one) and at
+// negotiation, with an error on the bus.
 void install_tensor_properties(GObjectClass *object_class) {
   g_object_class_install_property(
       object_class, PROP_MEAN,
@@ -799,13 +940,15 @@ void install_tensor_properties(GObjectClass *object_class) {
                           "Tensor outputs: subtracted from each channel value x (0-255 units) "
                           "before dividing by std: (x - mean) / std. One value for every "
                           "channel, or one per channel in the tensor's channel order (with "
-                          "channel-order=bgr, blue first), e.g. <123.675, 116.28, 103.53>"));
+                          "channel-order=bgr, blue first), e.g. "
+                          "mean=\"<123.675, 116.28, 103.53>\" in gst-launch-1.0"));
   g_object_class_install_property(
       object_class, PROP_STD,
       channel_values_spec("std", "Standard deviation",
                           "Tensor outputs: each channel value, less mean, is divided by it "
                           "(0-255 units; above 0). One value for every channel, or one per "
-                          "channel in the tensor's order, e.g. <58.395, 57.12, 57.375>"));
+                          "channel in the tensor's order, e.g. std=\"<58.395, 57.12, 57.375>\" "
+                          "in gst-launch-1.0"));
   g_object_class_install_property(
       object_class, PROP_QUANT_SCALE,
       g_param_spec_double(
@@ -853,12 +996,12 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_BACKEND,
       g_param_spec_enum(
           "backend", "Backend",
-          "Where conversions run. auto decides per caps from what a frame costs: GL for GL "
+          "Where conversions run; set while playing, from the next frame on (backend-in-use "
+          "says which runs). auto decides per caps from what a frame costs: GL for GL "
           "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
           "or would upload and read back every frame, else the faster of both timed on the "
-          "first frames (backend-reason says why)",
-          GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO,
-          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+          "first frame, which leaves as its conversion (backend-reason says why)",
+          GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_BACKEND_IN_USE,
       g_param_spec_string("backend-in-use", "Backend in use",
@@ -872,24 +1015,32 @@ void install_properties(GObjectClass *object_class) {
                           "", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_METHOD,
-      g_param_spec_enum("method", "Method", "Scaling filter", GST_TYPE_EF_CONVERT_METHOD,
-                        GST_EF_CONVERT_METHOD_BILINEAR, rw_flags()));
+      g_param_spec_enum("method", "Method",
+                        "Scaling filter, by videoscale's names and numbers (nearest is taken "
+                        "for nearest-neighbour)",
+                        GST_TYPE_EF_CONVERT_METHOD, GST_EF_CONVERT_METHOD_BILINEAR, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_LETTERBOX,
       g_param_spec_boolean("letterbox", "Letterbox",
-                           "Keep the aspect ratio and fill the borders with fill-color; when "
-                           "false, stretch to the output size",
+                           "Keep the picture's proportions in pixels and fill the borders with "
+                           "fill-color; when false, stretch to the output size. (videoscale's "
+                           "add-borders keeps the display aspect ratio, pixel-aspect-ratio "
+                           "included: a model's input has square pixels)",
                            TRUE, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_FILL_COLOR,
-      g_param_spec_uint("fill-color", "Fill color", "Border colour as 0xAARRGGBB", 0, G_MAXUINT32,
-                        0xff000000, rw_flags()));
+      g_param_spec_uint("fill-color", "Fill color",
+                        "Border colour, big-endian ARGB (0xAARRGGBB, as videotestsrc's "
+                        "background-color)",
+                        0, G_MAXUINT32, 0xff000000, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_CROP,
       gst_param_spec_array(
           "crop", "Crop",
           "Source rectangle <x, y, width, height> inside the frame (after any "
-          "GstVideoCropMeta); <0, 0, 0, 0> for the whole frame",
+          "GstVideoCropMeta), e.g. crop=\"<160, 90, 960, 540>\" in gst-launch-1.0; <0, 0, 0, 0> "
+          "for the whole frame. A rectangle outside the negotiated frame is refused when set, "
+          "and at negotiation",
           g_param_spec_int("value", "value", "value", G_MININT, G_MAXINT, 0,
                            GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
           rw_flags()));
@@ -910,15 +1061,15 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_LETTERBOX_Y,
       g_param_spec_int("letterbox-y", "Letterbox y", "Top border of the last frame, in pixels", 0,
                        G_MAXINT, 0, ro_flags()));
-  ConvertStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  ConvertStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
   g_object_class_install_property(
       object_class, PROP_N_THREADS,
       g_param_spec_uint("n-threads", "Threads",
                         "Threads that convert a frame on the CPU backend, the streaming thread "
                         "included (0 = one per online CPU); the helpers are one set every "
-                        "efconvert of the process shares, as many as the online CPUs; applied "
-                        "when caps are next set",
+                        "efconvert of the process shares, as many as the online CPUs. Set "
+                        "while playing, it applies from the next frame",
                         0, 1024, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_READBACK_DEPTH,
@@ -928,7 +1079,8 @@ void install_properties(GObjectClass *object_class) {
           "plain-memory outputs it cannot render in place: 0 waits for each frame's read-back "
           "in its own chain; N holds an output until N more frames were rendered (or a "
           "serialized event, EOS included, drains them), adding N frame durations of latency "
-          "(reported in the LATENCY query) so the streaming thread never waits for the GPU",
+          "(reported in the LATENCY query) so the streaming thread never waits for the GPU. Set "
+          "while playing, it applies from the next frame",
           0, kMaxReadbackDepth, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_GL_SHADER,
@@ -936,8 +1088,18 @@ void install_properties(GObjectClass *object_class) {
                         "How the GL backend runs its pass. On GPUs whose graphics units are a "
                         "small part of the chip (compute GPUs such as the H100/H200) fragments "
                         "cost many times what the same compute shader does; a software "
-                        "rasterizer is the other way round. Applied when caps are next set",
+                        "rasterizer is the other way round. Set while playing, it applies from "
+                        "the next frame (gl-shader-in-use says which runs)",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
+  g_object_class_install_property(
+      object_class, PROP_GPU_TIMING,
+      g_param_spec_boolean(
+          "gpu-timing", "GPU timing",
+          "GL timer queries around the GL backend's pass and read-back, for gpu-time-ns and "
+          "readback-gpu-time-ns; they cost GL-thread time where many GL contexts share the GPU "
+          "(EF_GL_GPU_TIMER=off turns them off whatever this says). Applied when caps are next "
+          "set",
+          FALSE, rw_flags()));
   install_tensor_properties(object_class);
   g_object_class_install_property(
       object_class, PROP_GL_SHADER_IN_USE,
@@ -975,6 +1137,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->decide_allocation = gst_ef_convert_decide_allocation;
   trans_class->transform = gst_ef_convert_transform;
   trans_class->transform_ip = gst_ef_convert_transform_ip;
+  trans_class->submit_input_buffer = gst_ef_convert_submit_input_buffer;
   trans_class->generate_output = gst_ef_convert_generate_output;
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;

@@ -23,9 +23,11 @@ typedef enum {
   GST_EF_CONVERT_BACKEND_CPU,
 } GstEfConvertBackend;
 
+/* The numbers and nicks of GstVideoScaleMethod (videoscale,
+ * videoconvertscale) for the filters efconvert has. */
 typedef enum {
-  GST_EF_CONVERT_METHOD_BILINEAR,
-  GST_EF_CONVERT_METHOD_NEAREST,
+  GST_EF_CONVERT_METHOD_NEAREST = 0,
+  GST_EF_CONVERT_METHOD_BILINEAR = 1,
 } GstEfConvertMethod;
 
 #define GST_TYPE_EF_CONVERT_CHANNEL_ORDER (gst_ef_convert_channel_order_get_type())

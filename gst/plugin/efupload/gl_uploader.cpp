@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gl_uploader.hpp"
 
+#include "common/frame_fds.hpp"
 #include "common/frame_layout.hpp"
 #include "common/shell_pool.hpp"
 #include "common/output_metas.hpp"
@@ -61,6 +62,9 @@ GstFlowReturn GlUploader::upload(GstGLContext *context, GstBuffer *in, FrameErro
   if (!layout)
     return refuse_frame(element_, errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (auto fds = check_frame_fds(in, *layout); !fds)
+    return refuse_frame(element_, errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot read the input frame: " + fds.error().message);
   layout->modifier = modifier_;
   *out = import(context, in, *layout);
   return *out ? GST_FLOW_OK : copy(context, in, errors, out);

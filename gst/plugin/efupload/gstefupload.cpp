@@ -21,6 +21,9 @@
 #include "common/gl_limits.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
+#include "common/property_checks.hpp"
+#include "common/said_once.hpp"
+#include "common/size_limits.hpp"
 #include "gl_uploader.hpp"
 #include "common/output_metas.hpp"
 
@@ -81,8 +84,7 @@ using UploadStats = ElementStats<UploadCounters>;
 using enum UploadCounters::Counter;
 
 constexpr guint PROP_CACHE_CAPACITY = 1;
-constexpr guint PROP_FIRST_COUNTER = 2;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + UploadStats::kCount;
+constexpr guint PROP_STATS = 2;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 // Settings (cache-capacity, max-errors) live in the cache and the bad-frame
@@ -233,13 +235,15 @@ GstFlowReturn gst_ef_upload_transform(GstBaseTransform *trans, GstBuffer *, GstB
   return GST_FLOW_OK;
 }
 
-// GL texture sides are bounded by the context, once there is one; system
-// memory passes through at any size.
+// Frames are bounded by the CPU path's limit (set_caps refuses beyond it),
+// GL textures by the context's too once there is one; answers to
+// unfiltered queries are not narrowed (narrow_for_query).
 GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                       GstCaps *caps, GstCaps *filter) {
   const DrmSupport &drm = state_of(trans).drm;
   if (direction == GST_PAD_SRC)
-    return apply_caps_filter(caps_towards_sink(caps, drm), filter);
+    return apply_caps_filter(
+        narrow_for_query(caps_towards_sink(caps, drm), filter, cpu_size_limit()), filter);
   // Fixed caps are what upstream sends: a layout the import cannot take
   // gets no GL output, and is named (at most pass-through is left).
   refuse_untaken_drm_format(GST_ELEMENT(trans), caps, drm);
@@ -247,16 +251,20 @@ GstCaps *gst_ef_upload_transform_caps(GstBaseTransform *trans, GstPadDirection d
   // A caps query on the sink pad asks downstream through this direction too
   // (GstBaseTransform's peer filter): one narrowing bounds both answers.
   if (GstGLContext *context = GST_GL_BASE_FILTER(trans)->context)
-    result = narrow_to_limit(result, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
-  return apply_caps_filter(result, filter);
+    result =
+        narrow_for_query(result, filter, gl_size_limit(context), GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+  return apply_caps_filter(narrow_for_query(result, filter, cpu_size_limit()), filter);
 }
 
 // A dma-buf layout the import does not take is named on the bus, not only
 // refused as "not-negotiated": by caps query (how sources negotiate) and by
 // accept-caps (caps sent without asking).
 gboolean gst_ef_upload_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
-  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
-                             state_of(trans).drm);
+  const gboolean answered = query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class),
+                                                direction, query, state_of(trans).drm);
+  if (direction == GST_PAD_SINK)
+    refuse_size_in_caps_query(GST_ELEMENT(trans), query, cpu_size_limit());
+  return answered;
 }
 
 gboolean gst_ef_upload_accept_caps(GstBaseTransform *trans, GstPadDirection direction,
@@ -348,6 +356,7 @@ void gst_ef_upload_gl_stop(GstGLBaseFilter *filter) {
 
 gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   UploadState &s = state_of(trans);
+  forget_sayings(GST_ELEMENT(trans));
   // The stream's state goes; the next start negotiates afresh.
   s.gl.new_stream();
   s.have_caps = false;
@@ -365,6 +374,8 @@ gboolean gst_ef_upload_sink_event(GstBaseTransform *trans, GstEvent *event) {
 
 void gst_ef_upload_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
   UploadState &s = state_of(object);
+  if (!settable_in_state(object, pspec))
+    return;
   switch (id) {
     case PROP_CACHE_CAPACITY:
       s.gl.cache().set_capacity(g_value_get_uint(value));
@@ -388,7 +399,7 @@ void gst_ef_upload_get_property(GObject *object, guint id, GValue *value, GParam
     g_value_set_int(value, s.errors.max_errors());
     return;
   }
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
@@ -413,7 +424,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
 
   install_cache_capacity_property(object_class, PROP_CACHE_CAPACITY,
                                   "Imports (EGLImages of input buffers)");
-  UploadStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  UploadStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(

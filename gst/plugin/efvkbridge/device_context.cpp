@@ -4,9 +4,8 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/ef/gstefvkimage.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
@@ -67,24 +66,22 @@ Result<std::shared_ptr<vk::Device>> device_from_context(GstContext *context) {
 }
 
 std::optional<DeviceUuid> parse_device_uuid(const char *text) {
-  if (!text || std::strlen(text) != 32)
+  if (!text)
+    return std::nullopt;
+  // 32 hex digits, or the 8-4-4-4-12 form vulkaninfo prints.
+  std::string digits(text);
+  if (digits.size() == 36 && digits[8] == '-' && digits[13] == '-' && digits[18] == '-' &&
+      digits[23] == '-')
+    digits = digits.substr(0, 8) + digits.substr(9, 4) + digits.substr(14, 4) +
+             digits.substr(19, 4) + digits.substr(24);
+  if (digits.size() != 32 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return g_ascii_isxdigit(c); }))
     return std::nullopt;
   DeviceUuid uuid;
-  for (int i = 0; i < 16; ++i) {
-    char byte[3] = {text[2 * i], text[2 * i + 1], 0};
-    char *end = nullptr;
-    uuid[i] = uint8_t(std::strtoul(byte, &end, 16));
-    if (*end)
-      return std::nullopt;
-  }
+  for (size_t i = 0; i < uuid.size(); ++i)
+    uuid[i] =
+        uint8_t(g_ascii_xdigit_value(digits[2 * i]) << 4 | g_ascii_xdigit_value(digits[2 * i + 1]));
   return uuid;
-}
-
-std::string device_uuid_text(const DeviceUuid &uuid) {
-  char text[33];
-  for (int i = 0; i < 16; ++i)
-    std::snprintf(text + 2 * i, 3, "%02x", uuid[i]);
-  return text;
 }
 
 bool validation_requested() {

@@ -56,9 +56,10 @@ GstContext *device_context_new(const vk::Device &device);
 // it was destroyed); an application's is borrowed, its handles checked.
 Result<std::shared_ptr<vk::Device>> device_from_context(GstContext *context);
 
-// The device-uuid property's text: 32 hex digits of the device UUID.
+// The device-uuid property's text: 32 hex digits of the device UUID, or the
+// 8-4-4-4-12 form with dashes (vulkaninfo's); nullopt for anything else.
+// (vk::device_uuid_text() writes it.)
 std::optional<DeviceUuid> parse_device_uuid(const char *text);
-std::string device_uuid_text(const DeviceUuid &uuid);
 
 // EF_VK_VALIDATION=1 (anything but 0) puts the Khronos validation layer on
 // the bridge's own device.

@@ -18,6 +18,8 @@
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/pad_templates.hpp"
+#include "common/property_checks.hpp"
+#include "common/said_once.hpp"
 #include "common/size_limits.hpp"
 #include "device_context.hpp"
 #include "common/gst_ptr.hpp"
@@ -50,8 +52,7 @@ constexpr guint PROP_CACHE_CAPACITY = 4;
 constexpr guint PROP_DEVICE_NAME = 5;
 constexpr guint PROP_IMPORT_PATH = 6;
 constexpr guint PROP_MAX_HELD = 7;
-constexpr guint PROP_FIRST_COUNTER = 8;  // then one per counter, then "stats"
-constexpr guint PROP_STATS = PROP_FIRST_COUNTER + BridgeStats::kCount;
+constexpr guint PROP_STATS = 8;  // the counters, one structure
 constexpr guint PROP_MAX_ERRORS = PROP_STATS + 1;
 
 }  // namespace
@@ -85,14 +86,17 @@ void derive_counters(const BridgeState &s, BridgeStats::Values &v) {
     v[kValidationMessages] = device->validation_messages();
 }
 
-// The device's limit (and the CPU's, for staging copies), once it is known.
+// The CPU's limit (staging copies), and the device's once it is known.
+SizeLimit bridge_size_limit(BridgeState &s) {
+  auto device = s.vk.device();
+  return device ? tighter(vk_size_limit(*device), cpu_size_limit()) : cpu_size_limit();
+}
+
 GstCaps *gst_ef_vk_bridge_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                          GstCaps *caps, GstCaps *filter) {
-  auto device = state_of(trans).vk.device();
   GstCaps *result = bridge_transform_caps(caps, direction);
-  if (device)
-    result = narrow_to_limit(result, tighter(vk_size_limit(*device), cpu_size_limit()));
-  return apply_caps_filter(result, filter);
+  return apply_caps_filter(narrow_for_query(result, filter, bridge_size_limit(state_of(trans))),
+                           filter);
 }
 
 // A dma-buf layout the bridge cannot import is named on the bus, not only
@@ -114,8 +118,11 @@ gboolean gst_ef_vk_bridge_query(GstBaseTransform *trans, GstPadDirection directi
                                 GstQuery *query) {
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT && state_of(trans).vk.handle_query(query))
     return TRUE;
-  return query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class), direction, query,
-                             drm_linear());
+  const gboolean answered = query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class),
+                                                direction, query, drm_linear());
+  if (direction == GST_PAD_SINK)
+    refuse_size_in_caps_query(GST_ELEMENT(trans), query, bridge_size_limit(state_of(trans)));
+  return answered;
 }
 
 // --- Caps and allocation ------------------------------------------------------
@@ -138,11 +145,21 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
 gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
-  s.device = s.vk.ensure(GST_ELEMENT(self), device_choice(s));
+  const vk::DeviceChoice choice = device_choice(s);
+  s.device = s.vk.ensure(GST_ELEMENT(self), choice);
   if (!s.device)
     return FALSE;
+  // A device shared through the ef.vulkan.device context wins over the
+  // properties: say so where they named another.
+  if (choice.uuid && *choice.uuid != s.device->uuid())
+    GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                        ("device-uuid %s is not the device in use: the ef.vulkan.device context "
+                         "shares %s (device-uuid %s)",
+                         vk::device_uuid_text(*choice.uuid).c_str(), s.device->name().c_str(),
+                         vk::device_uuid_text(s.device->uuid()).c_str()),
+                        (nullptr));
   // Sizes are checked before GstVideoInfo, which cannot describe the largest.
-  const SizeLimit limit = tighter(vk_size_limit(*s.device), cpu_size_limit());
+  const SizeLimit limit = bridge_size_limit(s);
   if (const std::string problem = size_problem(incaps, limit); !problem.empty())
     return refuse_caps(GST_ELEMENT(self), problem, incaps);
   auto caps = negotiated_caps(GST_ELEMENT(self), incaps, outcaps, &drm_linear(), &drm_linear());
@@ -284,6 +301,7 @@ gboolean gst_ef_vk_bridge_start(GstBaseTransform *trans) {
 
 gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   BridgeState &s = state_of(trans);
+  forget_sayings(GST_ELEMENT(trans));
   s.held.reset();  // releases every held frame
   s.imports.clear();
   s.targets.clear();
@@ -311,13 +329,9 @@ gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
 
 // --- Properties -------------------------------------------------------------
 
-void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *value,
-                                   GParamSpec *pspec) {
+// One setting, under the state's lock: "" or why the value is refused.
+std::string set_setting(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
   BridgeState &s = state_of(object);
-  if (id == PROP_MAX_ERRORS) {
-    s.errors.set_max_errors(g_value_get_int(value));
-    return;
-  }
   std::lock_guard l(s.lock);
   switch (id) {
     case PROP_DEVICE_INDEX:
@@ -325,9 +339,12 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
       break;
     case PROP_DEVICE_UUID: {
       const char *text = g_value_get_string(value);
-      s.settings.device_uuid = parse_device_uuid(text);
-      if (text && *text && !s.settings.device_uuid)
-        GST_WARNING_OBJECT(object, "device-uuid \"%s\" is not 32 hex digits; ignored", text);
+      auto uuid = parse_device_uuid(text);
+      if (text && *text && !uuid)
+        return std::string("\"") + text +
+               "\" is no device UUID: 32 hex digits, dashes between them allowed (as vulkaninfo "
+               "prints deviceUUID)";
+      s.settings.device_uuid = uuid;
       break;
     }
     case PROP_RELEASE_TIMEOUT:
@@ -345,11 +362,26 @@ void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *valu
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
   }
+  return "";
+}
+
+// The device is opened at start: device-index and device-uuid set later are
+// refused (settable_in_state), and so is a device-uuid that is no UUID.
+void gst_ef_vk_bridge_set_property(GObject *object, guint id, const GValue *value,
+                                   GParamSpec *pspec) {
+  if (!settable_in_state(object, pspec))
+    return;
+  if (id == PROP_MAX_ERRORS) {
+    state_of(object).errors.set_max_errors(g_value_get_int(value));
+    return;
+  }
+  if (const std::string refused = set_setting(object, id, value, pspec); !refused.empty())
+    refuse_value(object, pspec, refused);
 }
 
 void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
   BridgeState &s = state_of(object);
-  if (s.stats.get_property(PROP_FIRST_COUNTER, id, value))
+  if (s.stats.get_property(PROP_STATS, id, value))
     return;
   if (id == PROP_MAX_ERRORS) {
     g_value_set_int(value, s.errors.max_errors());
@@ -362,9 +394,9 @@ void gst_ef_vk_bridge_get_property(GObject *object, guint id, GValue *value, GPa
       g_value_set_int(value, s.settings.device_index);
       break;
     case PROP_DEVICE_UUID:
-      g_value_set_string(value, device ? device_uuid_text(device->uuid()).c_str()
+      g_value_set_string(value, device ? vk::device_uuid_text(device->uuid()).c_str()
                                 : s.settings.device_uuid
-                                    ? device_uuid_text(*s.settings.device_uuid).c_str()
+                                    ? vk::device_uuid_text(*s.settings.device_uuid).c_str()
                                     : "");
       break;
     case PROP_RELEASE_TIMEOUT:
@@ -424,8 +456,11 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
   g_object_class_install_property(
       object_class, PROP_DEVICE_UUID,
       g_param_spec_string("device-uuid", "Device UUID",
-                          "32 hex digits of VkPhysicalDeviceIDProperties::deviceUUID: the device "
-                          "to open (overrides device-index); reads back the device in use",
+                          "32 hex digits of VkPhysicalDeviceIDProperties::deviceUUID (dashes "
+                          "between them allowed, as vulkaninfo prints it): the device to open "
+                          "(overrides device-index); reads back the device in use. One that is "
+                          "no UUID is refused when set; one no device has is an error at start "
+                          "naming the devices present",
                           "", GParamFlags(rw | GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property(
       object_class, PROP_RELEASE_TIMEOUT,
@@ -455,7 +490,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
                           "copy), copy (CPU copy through staging), gpu-copy (out of Vulkan into "
                           "an imported buffer), none",
                           "none", ro));
-  BridgeStats::install_properties(object_class, PROP_FIRST_COUNTER);
+  BridgeStats::install_property(object_class, PROP_STATS);
   install_max_errors_property(object_class, PROP_MAX_ERRORS);
 
   gst_element_class_set_static_metadata(

@@ -7,6 +7,7 @@
 #include <gst/ef/gstef.h>
 
 #include "bridge_state.hpp"
+#include "common/frame_fds.hpp"
 #include "common/frame_layout.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
@@ -146,6 +147,9 @@ GstFlowReturn bridge_into_vulkan(GstElement *element, BridgeState &s, GstBuffer 
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
+  if (auto fds = check_frame_fds(in, *layout); !fds)
+    return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+                        "Cannot read the input frame: " + fds.error().message);
   const uint64_t number = s.frame_number++;
   // The output is the input frame itself (same memories) with the images'
   // meta; a GstBuffer copy only when someone else holds the input too.

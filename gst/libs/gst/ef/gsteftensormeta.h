@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  * @GST_EF_TENSOR_TYPE_FLOAT16: IEEE half precision
  * @GST_EF_TENSOR_TYPE_FLOAT32: IEEE single precision
  *
+ * The type of a tensor's elements.
+ *
  * Since: 0.1
  */
 typedef enum {
@@ -40,6 +42,8 @@ typedef enum {
  * GstEfTensorLayout:
  * @GST_EF_TENSOR_LAYOUT_NHWC: channels interleaved per pixel (row-major dims 1, H, W, C)
  * @GST_EF_TENSOR_LAYOUT_NCHW: one plane per channel (row-major dims 1, C, H, W)
+ *
+ * Where a tensor's channels lie in memory.
  *
  * Since: 0.1
  */
@@ -79,6 +83,8 @@ typedef struct {
 /**
  * gst_ef_tensor_meta_api_get_type:
  *
+ * The API type of #GstEfTensorMeta, for gst_buffer_get_meta().
+ *
  * Returns: the #GType of the meta's API
  *
  * Since: 0.1
@@ -87,6 +93,9 @@ GST_EF_API GType gst_ef_tensor_meta_api_get_type(void);
 
 /**
  * gst_ef_tensor_meta_get_info: (skip)
+ *
+ * The registered implementation of #GstEfTensorMeta, for
+ * gst_buffer_add_meta().
  *
  * Returns: the registered #GstMetaInfo
  *
@@ -105,6 +114,8 @@ GST_EF_API const GstMetaInfo *gst_ef_tensor_meta_get_info(void);
  * @height: the tensor's height
  * @id: the tensor's id
  *
+ * Attaches a tensor made of @buffer to it.
+ *
  * Returns: (transfer none): the meta
  *
  * Since: 0.1
@@ -117,6 +128,8 @@ GST_EF_API GstEfTensorMeta *gst_buffer_add_ef_tensor_meta(GstBuffer *buffer, Gst
 /**
  * gst_buffer_get_ef_tensor_meta:
  * @buffer: a #GstBuffer
+ *
+ * The tensor attached to @buffer, if any.
  *
  * Returns: (transfer none) (nullable): the buffer's #GstEfTensorMeta
  *

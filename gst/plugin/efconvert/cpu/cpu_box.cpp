@@ -3,13 +3,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-
-#include <vector>
-#define EF_BOX_SSSE3 1
-#endif
+#include "cpu_simd.hpp"
 
 namespace ef::gst::cpu {
 namespace {
@@ -42,6 +38,28 @@ void uv_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, 
   }
 }
 
+// Cosited across, an output of 3 covers samples [3x + 1/4, 3x + 13/4):
+// in quarters 3a + 4b + 4c + d, d the next output's a, or c where the row
+// ends; down, centred, the three rows alike: sums of 36, rounded as
+// floor((s + 18) * 58255 / 2^21), exact for every such sum (s + 18 < 9200).
+constexpr uint32_t kThirtySixth = 58255;
+
+inline uint8_t mean36(uint32_t s) {
+  return uint8_t(((s + 18) * kThirtySixth) >> 21);
+}
+
+void uv_cosited_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, int w) {
+  for (int x = x0; x < w; ++x)
+    for (int c = 0; c < 2; ++c) {
+      uint32_t s = 0;
+      for (int r = 0; r < 3; ++r) {
+        const uint8_t *p = src + r * stride + 6 * x + c;
+        s += 3u * p[0] + 4u * (p[2] + p[4]) + p[x + 1 < w ? 6 : 4];
+      }
+      (c ? v : u)[x] = mean36(s);
+    }
+}
+
 // Two outputs from three inputs a, b, c, each the area it covers: 2a + b
 // and b + 2c (thirds); `step` bytes between samples.
 inline void thirds(const uint8_t *p, int step, uint32_t &first, uint32_t &second) {
@@ -49,27 +67,50 @@ inline void thirds(const uint8_t *p, int step, uint32_t &first, uint32_t &second
   second = p[step] + 2u * p[2 * step];
 }
 
+// The same where each sample sits on the first of its two pixels (cosited
+// across): the outputs cover samples [3x + 1/4, 3x + 7/4) and [3x + 7/4,
+// 3x + 13/4), so 3a + 3b and b + 4c + d (quarters), d the next group's a,
+// or c where the row ends (past the last sample it stands).
+inline void quarters(const uint8_t *p, int step, bool last, uint32_t &first, uint32_t &second) {
+  const uint32_t d = p[(last ? 2 : 3) * step];
+  first = 3u * (p[0] + p[step]);
+  second = p[step] + 4u * p[2 * step] + d;
+}
+
+// The mean of 18 (quarters across, thirds down), rounded: 3641 / 65536
+// gives floor((s + 9) / 18) exactly for every sum of 18 bytes (s + 9 < 4600).
+constexpr uint32_t kEighteenth = 3641;
+
+inline uint8_t mean18(uint32_t s) {
+  return uint8_t(((s + 9) * kEighteenth) >> 16);
+}
+
+template <bool kCosited>
 void uv32_c(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2], uint8_t *const v[2], int x0,
             int w) {
   for (int x = x0; x < w; ++x)
     for (int c = 0; c < 2; ++c) {
       uint32_t h[3][2];
-      for (int r = 0; r < 3; ++r)
-        thirds(src + r * stride + 6 * x + c, 2, h[r][0], h[r][1]);
+      for (int r = 0; r < 3; ++r) {
+        const uint8_t *p = src + r * stride + 6 * x + c;
+        if (kCosited)
+          quarters(p, 2, x + 1 == w, h[r][0], h[r][1]);
+        else
+          thirds(p, 2, h[r][0], h[r][1]);
+      }
       uint8_t *const *out = c ? v : u;
+      const auto mean = kCosited ? mean18 : mean9;
       for (int k = 0; k < 2; ++k) {
-        out[0][2 * x + k] = mean9(2 * h[0][k] + h[1][k]);
-        out[1][2 * x + k] = mean9(h[1][k] + 2 * h[2][k]);
+        out[0][2 * x + k] = mean(2 * h[0][k] + h[1][k]);
+        out[1][2 * x + k] = mean(h[1][k] + 2 * h[2][k]);
       }
     }
 }
 
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
 // Three rows of triplets, each shuffled to (a, b, c, 0), summed in pairs by
 // maddubs, the pairs of all three rows added, then one horizontal add: 8
 // sums of 9 from 24 bytes a row.
-#define EF_SSSE3 __attribute__((target("ssse3")))
-
 EF_SSSE3 inline __m128i pair_sums(const uint8_t *p, ptrdiff_t stride, int offset, __m128i shuffle) {
   const __m128i ones = _mm_set1_epi8(1);
   __m128i s = _mm_setzero_si128();
@@ -120,33 +161,88 @@ EF_SSSE3 int uv_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t 
   return x;
 }
 
-// Per 12 bytes (3 pairs of two groups): the pairs (a, b) and (b, c) of U
-// and of V next to each other, weighted (2, 1) and (1, 2) by maddubs:
-// U0 U1 V0 V1 U2 U3 V2 V3, each a row's thirds.
-EF_SSSE3 inline __m128i row_thirds(const uint8_t *p) {
-  const __m128i pick = _mm_setr_epi8(0, 2, 2, 4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11);
-  const __m128i weights = _mm_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-  return _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights);
+// Cosited: from the 16 bytes at an output pair's first sample (7 pairs),
+// (a, b) weighted (3, 4) and (c, d) (4, 1) by maddubs for U and V of both
+// outputs; the three rows added, then two such vectors' neighbours
+// (hadd): U0 V0 U1 V1 U2 V2 U3 V3, each a sum of 36.
+EF_SSSE3 inline __m128i quarter_sums(const uint8_t *p, ptrdiff_t stride) {
+  const __m128i pick = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 6, 8, 10, 12, 7, 9, 11, 13);
+  const __m128i weights = _mm_setr_epi8(3, 4, 4, 1, 3, 4, 4, 1, 3, 4, 4, 1, 3, 4, 4, 1);
+  __m128i s = _mm_setzero_si128();
+  for (int r = 0; r < 3; ++r, p += stride) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    s = _mm_add_epi16(s, _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights));
+  }
+  return s;
 }
 
+EF_SSSE3 int uv_cosited_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int w) {
+  // U0 V0 U1 V1 U2 V2 U3 V3 (bytes) to U0..U3 V0..V3.
+  const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+  int x = 0;
+  // 4 outputs read 28 bytes, 4 beyond their 24 (the next output's first
+  // pair, which the last output weighs): stop one early.
+  for (; x + 5 <= w; x += 4) {
+    const uint8_t *p = src + 6 * x;
+    const __m128i sums = _mm_hadd_epi16(quarter_sums(p, stride), quarter_sums(p + 12, stride));
+    const __m128i m = _mm_srli_epi16(_mm_mulhi_epu16(_mm_add_epi16(sums, _mm_set1_epi16(18)),
+                                                     _mm_set1_epi16(short(kThirtySixth))),
+                                     5);
+    const __m128i bytes = _mm_shuffle_epi8(_mm_packus_epi16(m, m), split);
+    const int uv = _mm_cvtsi128_si32(bytes), vv = _mm_cvtsi128_si32(_mm_srli_si128(bytes, 4));
+    std::memcpy(u + x, &uv, 4);
+    std::memcpy(v + x, &vv, 4);
+  }
+  return x;
+}
+
+// Per 12 bytes (3 pairs of two groups): the pairs (a, b) and (b, c) of U
+// and of V next to each other, weighted (2, 1) and (1, 2) by maddubs:
+// U0 U1 V0 V1 U2 U3 V2 V3, each a row's thirds. Cosited, (3, 3) and (1, 4)
+// and each second output's d (the next group's a, 4 bytes on) added as
+// it is: the row's quarters.
+template <bool kCosited>
+EF_SSSE3 inline __m128i row_thirds(const uint8_t *p) {
+  const __m128i pick = _mm_setr_epi8(0, 2, 2, 4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11);
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  if (!kCosited) {
+    const __m128i weights = _mm_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
+    return _mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights);
+  }
+  const __m128i weights = _mm_setr_epi8(3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1, 4);
+  const __m128i next = _mm_setr_epi8(-1, -1, 6, -1, -1, -1, 7, -1, -1, -1, 12, -1, -1, -1, 13, -1);
+  return _mm_add_epi16(_mm_maddubs_epi16(_mm_shuffle_epi8(bytes, pick), weights),
+                       _mm_shuffle_epi8(bytes, next));
+}
+
+// Rounded means of 9 (thirds both ways) or of 18 (quarters across).
+template <bool kCosited>
+EF_SSSE3 inline __m128i means32(__m128i sums) {
+  if (!kCosited)
+    return means(sums);
+  return _mm_mulhi_epu16(_mm_add_epi16(sums, _mm_set1_epi16(9)),
+                         _mm_set1_epi16(short(kEighteenth)));
+}
+
+template <bool kCosited>
 EF_SSSE3 int uv32_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
                         uint8_t *const v[2], int w) {
   // U0 U1 V0 V1 U2 U3 V2 V3 | U4 ... to U0..U7 V0..V7.
   const __m128i split = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
   int x = 0;
-  // 4 groups read 24 bytes, the last load 4 beyond them: stop one early.
+  // 4 groups read 24 bytes, the last load 4 beyond them (the next group's
+  // first pair, which cosited sums read): stop one early.
   for (; x + 5 <= w; x += 4) {
     const uint8_t *p = src + 6 * x;
     __m128i h[3][2];
     for (int r = 0; r < 3; ++r) {
-      h[r][0] = row_thirds(p + r * stride);
-      h[r][1] = row_thirds(p + r * stride + 12);
+      h[r][0] = row_thirds<kCosited>(p + r * stride);
+      h[r][1] = row_thirds<kCosited>(p + r * stride + 12);
     }
-    const __m128i top0 = means(_mm_add_epi16(_mm_slli_epi16(h[0][0], 1), h[1][0]));
-    const __m128i top1 = means(_mm_add_epi16(_mm_slli_epi16(h[0][1], 1), h[1][1]));
-    const __m128i bot0 = means(_mm_add_epi16(h[1][0], _mm_slli_epi16(h[2][0], 1)));
-    const __m128i bot1 = means(_mm_add_epi16(h[1][1], _mm_slli_epi16(h[2][1], 1)));
+    const __m128i top0 = means32<kCosited>(_mm_add_epi16(_mm_slli_epi16(h[0][0], 1), h[1][0]));
+    const __m128i top1 = means32<kCosited>(_mm_add_epi16(_mm_slli_epi16(h[0][1], 1), h[1][1]));
+    const __m128i bot0 = means32<kCosited>(_mm_add_epi16(h[1][0], _mm_slli_epi16(h[2][0], 1)));
+    const __m128i bot1 = means32<kCosited>(_mm_add_epi16(h[1][1], _mm_slli_epi16(h[2][1], 1)));
     const __m128i rows[2] = {_mm_shuffle_epi8(_mm_packus_epi16(top0, top1), split),
                              _mm_shuffle_epi8(_mm_packus_epi16(bot0, bot1), split)};
     for (int k = 0; k < 2; ++k) {
@@ -159,7 +255,6 @@ EF_SSSE3 int uv32_ssse3(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2
 
 // The same 16 outputs at a time: each 128-bit lane does what one SSSE3
 // step does, on the first and second 24 bytes.
-#define EF_AVX2 __attribute__((target("avx2")))
 
 EF_AVX2 inline __m256i two_loads(const uint8_t *p, int second) {
   const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
@@ -192,19 +287,34 @@ EF_AVX2 int plane_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int w
   return x;
 }
 
+template <bool kCosited>
 EF_AVX2 inline __m256i row_thirds2(const uint8_t *p) {
   const __m256i pick = _mm256_setr_epi8(0, 2, 2, 4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11, 0, 2, 2,
                                         4, 1, 3, 3, 5, 6, 8, 8, 10, 7, 9, 9, 11);
-  const __m256i weights = _mm256_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1,
-                                           2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
-  return _mm256_maddubs_epi16(_mm256_shuffle_epi8(two_loads(p, 24), pick), weights);
+  const __m256i bytes = two_loads(p, 24);
+  if (!kCosited) {
+    const __m256i weights = _mm256_setr_epi8(2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1,
+                                             1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2);
+    return _mm256_maddubs_epi16(_mm256_shuffle_epi8(bytes, pick), weights);
+  }
+  const __m256i weights = _mm256_setr_epi8(3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1,
+                                           4, 3, 3, 1, 4, 3, 3, 1, 4, 3, 3, 1, 4);
+  const __m256i next =
+      _mm256_setr_epi8(-1, -1, 6, -1, -1, -1, 7, -1, -1, -1, 12, -1, -1, -1, 13, -1, -1, -1, 6, -1,
+                       -1, -1, 7, -1, -1, -1, 12, -1, -1, -1, 13, -1);
+  return _mm256_add_epi16(_mm256_maddubs_epi16(_mm256_shuffle_epi8(bytes, pick), weights),
+                          _mm256_shuffle_epi8(bytes, next));
 }
 
+template <bool kCosited>
 EF_AVX2 inline __m256i means2(__m256i sums) {
-  return _mm256_mulhi_epu16(_mm256_add_epi16(sums, _mm256_set1_epi16(4)),
-                            _mm256_set1_epi16(short(kNinth)));
+  const int round = kCosited ? 9 : 4;
+  const int scale = kCosited ? kEighteenth : kNinth;
+  return _mm256_mulhi_epu16(_mm256_add_epi16(sums, _mm256_set1_epi16(short(round))),
+                            _mm256_set1_epi16(short(scale)));
 }
 
+template <bool kCosited>
 EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
                       uint8_t *const v[2], int w) {
   const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
@@ -215,13 +325,13 @@ EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
     const uint8_t *p = src + 6 * x;
     __m256i h[3][2];
     for (int r = 0; r < 3; ++r) {
-      h[r][0] = row_thirds2(p + r * stride);
-      h[r][1] = row_thirds2(p + r * stride + 12);
+      h[r][0] = row_thirds2<kCosited>(p + r * stride);
+      h[r][1] = row_thirds2<kCosited>(p + r * stride + 12);
     }
-    const __m256i top0 = means2(_mm256_add_epi16(_mm256_slli_epi16(h[0][0], 1), h[1][0]));
-    const __m256i top1 = means2(_mm256_add_epi16(_mm256_slli_epi16(h[0][1], 1), h[1][1]));
-    const __m256i bot0 = means2(_mm256_add_epi16(h[1][0], _mm256_slli_epi16(h[2][0], 1)));
-    const __m256i bot1 = means2(_mm256_add_epi16(h[1][1], _mm256_slli_epi16(h[2][1], 1)));
+    const __m256i top0 = means2<kCosited>(_mm256_add_epi16(_mm256_slli_epi16(h[0][0], 1), h[1][0]));
+    const __m256i top1 = means2<kCosited>(_mm256_add_epi16(_mm256_slli_epi16(h[0][1], 1), h[1][1]));
+    const __m256i bot0 = means2<kCosited>(_mm256_add_epi16(h[1][0], _mm256_slli_epi16(h[2][0], 1)));
+    const __m256i bot1 = means2<kCosited>(_mm256_add_epi16(h[1][1], _mm256_slli_epi16(h[2][1], 1)));
     // Per lane U0..U7 V0..V7; then U of both lanes, V of both lanes.
     const __m256i rows[2] = {
         _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_packus_epi16(top0, top1), split), 0xd8),
@@ -236,15 +346,6 @@ EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
   return x;
 }
 
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
-}
-
-bool have_ssse3() {
-  static const bool have = __builtin_cpu_supports("ssse3");
-  return have;
-}
 #endif
 
 }  // namespace
@@ -254,7 +355,7 @@ void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
     uint8_t *out = dst + ptrdiff_t(y) * dst_stride;
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_avx2())
       x = plane_avx2(in, src_stride, out, w);
     if (have_ssse3())
@@ -265,22 +366,25 @@ void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride
 }
 
 void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
-             int stride_v, int w, int h) {
+             int stride_v, int w, int h, bool cosited) {
   for (int y = 0; y < h; ++y) {
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
     uint8_t *u = dst_u + ptrdiff_t(y) * stride_u;
     uint8_t *v = dst_v + ptrdiff_t(y) * stride_v;
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_ssse3())
-      x = uv_ssse3(in, src_stride, u, v, w);
+      x = cosited ? uv_cosited_ssse3(in, src_stride, u, v, w) : uv_ssse3(in, src_stride, u, v, w);
 #endif
-    uv_c(in, src_stride, u, v, x, w);
+    (cosited ? uv_cosited_c : uv_c)(in, src_stride, u, v, x, w);
   }
 }
 
-void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
-              int stride_v, int w, int h) {
+namespace {
+
+template <bool kCosited>
+void box32_uv_rows(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+                   int stride_v, int w, int h) {
   for (int y = 0; y < h; ++y) {
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
     uint8_t *const u[2] = {dst_u + ptrdiff_t(2 * y) * stride_u,
@@ -288,66 +392,27 @@ void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, 
     uint8_t *const v[2] = {dst_v + ptrdiff_t(2 * y) * stride_v,
                            dst_v + ptrdiff_t(2 * y + 1) * stride_v};
     int x = 0;
-#ifdef EF_BOX_SSSE3
+#ifdef EF_CPU_X86
     if (have_avx2())
-      x = uv32_avx2(in, src_stride, u, v, w);
+      x = uv32_avx2<kCosited>(in, src_stride, u, v, w);
     if (have_ssse3()) {
       uint8_t *const ut[2] = {u[0] + 2 * x, u[1] + 2 * x};
       uint8_t *const vt[2] = {v[0] + 2 * x, v[1] + 2 * x};
-      x += uv32_ssse3(in + 6 * x, src_stride, ut, vt, w - x);
+      x += uv32_ssse3<kCosited>(in + 6 * x, src_stride, ut, vt, w - x);
     }
 #endif
-    uv32_c(in, src_stride, u, v, x, w);
-  }
-}
-
-}  // namespace ef::gst::cpu
-
-namespace ef::gst::cpu {
-
-namespace {
-
-// Sums of a box's column in `Sum`: 32 bits hold any column of bytes up to
-// the size limit, 16-bit samples take 64.
-template <typename Sample, typename Sum>
-void box_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst, int dst_stride,
-              int dw, int dh, int oy0, int oy1) {
-  // One row of column sums per output row; kept per thread, so a steady
-  // stream allocates nothing after its first frame.
-  thread_local std::vector<Sum> columns;
-  columns.resize(size_t(sw));
-  for (int oy = oy0; oy < oy1; ++oy) {
-    const int y0 = int(int64_t(oy) * sh / dh);
-    const int y1 = std::max(y0 + 1, int(int64_t(oy + 1) * sh / dh));
-    std::fill(columns.begin(), columns.end(), Sum(0));
-    for (int y = y0; y < y1; ++y) {
-      const auto *row = reinterpret_cast<const Sample *>(src + ptrdiff_t(y) * src_stride);
-      for (int x = 0; x < sw; ++x)
-        columns[size_t(x)] += row[x];
-    }
-    auto *out = reinterpret_cast<Sample *>(dst + ptrdiff_t(oy) * dst_stride);
-    for (int ox = 0; ox < dw; ++ox) {
-      const int x0 = int(int64_t(ox) * sw / dw);
-      const int x1 = std::max(x0 + 1, int(int64_t(ox + 1) * sw / dw));
-      uint64_t sum = 0;
-      for (int x = x0; x < x1; ++x)
-        sum += columns[size_t(x)];
-      const uint64_t area = uint64_t(x1 - x0) * uint64_t(y1 - y0);
-      out[ox] = Sample((sum + area / 2) / area);
-    }
+    uv32_c<kCosited>(in, src_stride, u, v, x, w);
   }
 }
 
 }  // namespace
 
-void box_plane_area(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
-                    int dst_stride, int dw, int dh, int oy0, int oy1) {
-  box_area<uint8_t, uint32_t>(src, src_stride, sw, sh, dst, dst_stride, dw, dh, oy0, oy1);
-}
-
-void box_plane_area_16(const uint8_t *src, int src_stride, int sw, int sh, uint8_t *dst,
-                       int dst_stride, int dw, int dh, int oy0, int oy1) {
-  box_area<uint16_t, uint64_t>(src, src_stride, sw, sh, dst, dst_stride, dw, dh, oy0, oy1);
+void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+              int stride_v, int w, int h, bool cosited) {
+  if (cosited)
+    box32_uv_rows<true>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
+  else
+    box32_uv_rows<false>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
 }
 
 }  // namespace ef::gst::cpu

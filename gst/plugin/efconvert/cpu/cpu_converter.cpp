@@ -288,9 +288,11 @@ Result<void> convert_into(const GstVideoFrame &src, const Destination &dst,
   const ArenaFrame frame{arena};
   cpu::Steps steps(params, pool, bands_for(dst.width, dst.height, params, pool.threads()), arena);
   Image image = steps.load(src, *read, luma_only);
-  if (turn->vflip)
+  if (turn->vflip) {
     for (int i = 0; i < image.n_planes; ++i)
       image.planes[i] = image.planes[i].flipped();
+    image.site_y = -image.site_y;
+  }
   const auto writer = make_writer(decode.matrix, arena);
   transform_and_write(steps, image, params, *turn, decode.expand, writer, dst.height);
   return {};

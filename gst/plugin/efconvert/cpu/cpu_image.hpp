@@ -43,6 +43,12 @@ struct Image {
   int n_planes = 1;
   int wsub = 0;  // Yuv: log2 of the chroma subsampling across and down
   int hsub = 0;
+  // Yuv: where a subsampled axis's chroma sample sits on the two pixels it
+  // covers, across and down: 0 between them (centred), +1 on the first
+  // (cosited, as the caps' chroma-site says), -1 on the last (a cosited
+  // axis flipped or turned); 0 on an axis that is not subsampled.
+  int site_x = 0;
+  int site_y = 0;
   bool red_first = false;  // Rgb4: R,G,B in bytes 0-2 (else B,G,R)
   Alpha alpha = Alpha::Opaque;
   // Yuv or Gray of 16-bit samples (every plane; chroma never interleaved):

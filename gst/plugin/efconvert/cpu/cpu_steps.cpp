@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <vector>
 
 #include "cpu_box.hpp"
 #include "cpu_range.hpp"
+#include "cpu_up2.hpp"
 
 namespace ef::gst::cpu {
 namespace {
@@ -123,6 +125,9 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
   }
   image.wsub = f.wsub;
   image.hsub = f.hsub;
+  const GstVideoChromaSite site = params_.chroma_site;
+  image.site_x = f.wsub && (site & GST_VIDEO_CHROMA_SITE_H_COSITED) ? 1 : 0;
+  image.site_y = f.hsub && (site & GST_VIDEO_CHROMA_SITE_V_COSITED) ? 1 : 0;
   image.red_first = f.red_first;
   image.alpha = f.alpha;
   if (luma_only) {
@@ -226,177 +231,269 @@ bool Steps::exact(const Plane &in, int w, int h) const {
   return in.bpp == 1 || scales_exactly(in.bpp, in.width, in.height, w, h, filter_);
 }
 
-// Boxes beyond what libyuv's box keeps exact (kLibyuvBoxMaxArea) are
-// averaged by box_plane_area(): 320x240 to 2x2 came out 12% dark.
-bool Steps::large_box(const Plane &in, const Plane &out) const {
-  return filter_ == libyuv::kFilterBox && single(in) &&
-         int64_t(in.width) * in.height >
-             int64_t(kLibyuvBoxMaxArea) * int64_t(out.width) * int64_t(out.height);
+namespace {
+
+// Whether an axis's footprints start and end on sample edges: not so for
+// subsampled chroma of an odd span, whose last sample is half outside.
+bool whole(const Axis &a) {
+  return int64_t(a.samples) * a.sub == a.span;
 }
 
-bool Steps::box3(const Plane &in, int w, int h) const {
-  return filter_ != libyuv::kFilterNone && in.width == 3 * w && in.height == 3 * h;
+// libyuv's boxes of exactly 2 and 4 each way, the mean of 4 or 16 pixels
+// rounded: exact, and faster than ours.
+bool libyuv_box(const Plane &in, const Axis &x, const Axis &y) {
+  return (in.width == 2 * x.out && in.height == 2 * y.out) ||
+         (in.width == 4 * x.out && in.height == 4 * y.out);
 }
 
-bool Steps::box32(const Plane &in, int w, int h) const {
-  return filter_ != libyuv::kFilterNone && in.bpp == 2 && w % 2 == 0 && h % 2 == 0 &&
-         2 * in.width == 3 * w && 2 * in.height == 3 * h;
+// A plane's channels as the resampler writes them: a byte each, or one
+// 16-bit sample (a deep plane).
+Outputs outputs_of(const Plane &out, bool deep) {
+  const int channels = deep ? 1 : out.bpp;
+  Outputs o;
+  for (int c = 0; c < channels; ++c)
+    o.data[size_t(c)] = out.data + c, o.stride[size_t(c)] = out.stride;
+  o.step = channels;
+  return o;
+}
+
+// Chroma of `image` to w x h, every sample where the image says it sits.
+std::array<Axis, 2> chroma_axes(const Image &image, int w, int h) {
+  const Plane &luma = image.planes[0];
+  const Plane &c = image.planes[1];
+  return {Axis{c.width, w, luma.width, 1 << image.wsub, image.wsub ? image.site_x : 0},
+          Axis{c.height, h, luma.height, 1 << image.hsub, image.hsub ? image.site_y : 0}};
+}
+
+// The exact footprint; where nothing reduces by 2 (`boxed`), an axis that
+// enlarges interpolates.
+Kernel area(Axis &x, Axis &y, bool boxed) {
+  x.area = boxed || reduces_by(x, 1);
+  y.area = boxed || reduces_by(y, 1);
+  return Kernel::Area;
+}
+
+}  // namespace
+
+// libyuv's box takes whole source pixels at each footprint's edge (colour
+// steps 10 levels off at 9.7 x 14.1), darkens boxes beyond 256 pixels, and
+// filters an axis that shrinks by less than 2 bilinearly (two rows of 240
+// for a one-pixel-high output); it takes every chroma sample as centred.
+// So everything that some axis reduces by 2 or more goes by the exact
+// footprint (cpu_area.hpp), but for libyuv's boxes of 2 and 4 and our own
+// of 3 and 1.5, and so does sited chroma; libyuv keeps the milder scales.
+// A deep plane (16-bit samples) has none of our byte kernels: the exact
+// footprint, or libyuv's ScalePlane_16 for the milder scales.
+Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
+  const bool sited = x.site != 0 || y.site != 0;
+  const bool edges = whole(x) && whole(y);
+  if (in.width == x.out && in.height == y.out && !sited && edges)
+    return Kernel::Copy;
+  if (filter_ == libyuv::kFilterNone)
+    return Kernel::Libyuv;
+  const bool boxed = reduces_by(x, 2) || reduces_by(y, 2);
+  if (deep_)
+    return sited || boxed ? area(x, y, boxed) : Kernel::Libyuv;
+  const bool thirds = in.width == 3 * x.out && in.height == 3 * y.out;
+  if (!sited && edges && in.bpp <= 2 && thirds)
+    return Kernel::Box3;
+  if (in.bpp == 2 && edges && x.site == 1 && y.site == 0 && thirds)
+    return Kernel::Box3Cosited;
+  if (in.bpp == 2 && edges && y.site == 0 && x.site >= 0 && x.out % 2 == 0 && y.out % 2 == 0 &&
+      2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
+    return x.site ? Kernel::Box32Cosited : Kernel::Box32;
+  if (in.bpp <= 2 && edges && x.site == 1 && y.site == 0 && x.out == 2 * in.width &&
+      y.out == y.sub * in.height)
+    return Kernel::Up2Cosited;
+  if (!sited && (!boxed || (edges && libyuv_box(in, x, y))))
+    return Kernel::Libyuv;
+  return area(x, y, boxed);
+}
+
+PlaneScale Steps::plan_plane(const Plane &in, const Axis &x, const Axis &y) {
+  PlaneScale how;
+  how.x = x, how.y = y;
+  how.kernel = kernel_for(in, how.x, how.y);
+  if (how.kernel == Kernel::Area) {
+    // A slot a band, and one a chroma plane where the planes are jobs.
+    void *memory = arena_.take(sizeof(Resampler));
+    const int channels = deep_ ? 1 : in.bpp;
+    how.area = new (memory) Resampler(how.x, how.y, channels, std::max(bands_, 2u), arena_, deep_);
+  }
+  return how;
 }
 
 ScalePlan Steps::plan_scale(const Image &image, int w, int h) {
   ScalePlan plan;
   plan.in = plan.out = image;
   const Plane &y = image.planes[0];
-  plan.luma = y.width != w || y.height != h;
-  if (plan.luma)
+  if (y.width != w || y.height != h) {
     plan.out.planes[0] = new_plane(w, h, y.bpp);
+    plan.luma = plan_plane(y, plain_axis(y.width, w), plain_axis(y.height, h));
+  }
   if (image.layout == Layout::Rgb4) {
     // ARGBScaleClip cuts libyuv's scale of the whole into bands; the byte
     // by byte path does not cut.
-    plan.banded = !plan.luma || exact(y, w, h);
+    plan.banded = plan.luma.kernel != Kernel::Libyuv || exact(y, w, h);
     return plan;
   }
-  plan.chroma = image.layout == Layout::Yuv && plan_chroma(image, w, h, plan.out, plan.chroma_from);
-  plan.banded =
-      (!plan.luma || plane_banded(y, plan.out.planes[0])) && (!plan.chroma || chroma_banded(plan));
+  if (image.layout == Layout::Yuv)
+    plan_chroma(image, w, h, plan);
+  // libyuv's general plane scaler has no clip: a band scaled on its own
+  // would start at another phase. Every other kernel's output rows depend
+  // on a fixed set of input rows.
+  plan.banded = plan.luma.kernel != Kernel::Libyuv && plan.chroma.kernel != Kernel::Libyuv;
   return plan;
 }
 
 Image Steps::scale(const ScalePlan &plan) {
+  const bool luma = plan.luma.kernel != Kernel::None;
+  const bool chroma = plan.chroma.kernel != Kernel::None;
   if (plan.banded) {
-    if (plan.luma || plan.chroma)
+    if (luma || chroma)
       for_bands(pool_, bands_, {plan.out.planes[0].height},
-                [&](int, int r0, int r1) { scale_rows(plan, r0, r1); });
+                [&](int k, int r0, int r1) { scale_rows(plan, unsigned(k), r0, r1); });
     return plan.out;
   }
   if (plan.in.layout == Layout::Rgb4) {
-    scale_rgb4(plan.in.planes[0], plan.out.planes[0]);
+    scale_rgb4(plan.in.planes[0], plan.out.planes[0], plan.luma);
     return plan.out;
   }
   // A plane a job, luma (the largest) first; interleaved chroma is split
   // before its planes are scaled, so it is one job.
-  const size_t chroma_jobs = plan.chroma ? (plan.in.interleaved_chroma() ? 1 : 2) : 0;
+  const size_t chroma_jobs = chroma ? (plan.in.interleaved_chroma() ? 1 : 2) : 0;
   auto job = [&](size_t k) {
-    if (plan.luma && k == 0)
-      return scale_plane(plan.in.planes[0], plan.out.planes[0]);
-    const size_t c = k - size_t(plan.luma);
+    if (luma && k == 0)
+      return scale_plane(plan.in.planes[0], plan.out.planes[0], plan.luma, 0);
+    const size_t c = k - size_t(luma);
     if (chroma_jobs == 1)
       return scale_chroma(plan);
-    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c]);
+    scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c], plan.chroma, unsigned(c));
   };
-  jobs(size_t(plan.luma) + chroma_jobs, job);
+  jobs(size_t(luma) + chroma_jobs, job);
   return plan.out;
 }
 
 // Every output pixel gets chroma of its own: U and V planes at the luma's
 // size (4:4:4), so colour edges are as sharp as the output allows and not
-// on a 2-pixel grid. Planes are taken here, on the calling thread (the
-// arena is not shared); scale_chroma() fills them.
-bool Steps::plan_chroma(const Image &image, int w, int h, Image &out, std::array<Plane, 3> &from) {
+// on a 2-pixel grid, each sample weighed where it sits. Planes are taken
+// here, on the calling thread (the arena is not shared); scale_chroma()
+// or scale_chroma_rows() fills them.
+void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
+  Image &out = plan.out;
   out.wsub = out.hsub = 0;
+  out.site_x = out.site_y = 0;
   out.n_planes = 3;
   const Plane &c = image.planes[1];
-  from = image.planes;
-  if (c.width == w && c.height == h && !image.interleaved_chroma())
-    return false;
+  plan.chroma_from = image.planes;
+  const auto [x, y] = chroma_axes(image, w, h);
+  PlaneScale &how = plan.chroma;
+  how = plan_plane(c, x, y);
+  if (how.kernel == Kernel::Copy && !image.interleaved_chroma()) {
+    how.kernel = Kernel::None;  // the planes as they are
+    return;
+  }
   const int bpp = deep_ ? 2 : 1;
   out.planes[1] = new_plane(w, h, bpp);
   out.planes[2] = new_plane(w, h, bpp);
-  if (image.interleaved_chroma() && !box3(c, w, h) && !box32(c, w, h)) {
-    const bool same = c.width == w && c.height == h;  // split straight into the output
-    from[1] = same ? out.planes[1] : new_plane(c.width, c.height, 1);
-    from[2] = same ? out.planes[2] : new_plane(c.width, c.height, 1);
+  if (image.interleaved_chroma() && how.kernel == Kernel::Libyuv) {
+    plan.chroma_from[1] = new_plane(c.width, c.height, 1);
+    plan.chroma_from[2] = new_plane(c.width, c.height, 1);
   }
-  return true;
 }
 
-// The planes whose output rows depend on a fixed set of input rows, by
-// kernels of our own or a copy. libyuv's general plane scaler has no clip:
-// a band scaled on its own would start at another phase.
-bool Steps::plane_banded(const Plane &in, const Plane &out) const {
-  const bool same = in.width == out.width && in.height == out.height;
-  return in.data == out.data || same || (in.bpp == 1 && box3(in, out.width, out.height)) ||
-         large_box(in, out);
+void Steps::scale_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
+  if (plan.luma.kernel != Kernel::None)
+    scale_plane_rows(plan.in.planes[0], plan.out.planes[0], plan.luma, slot, r0, r1);
+  if (plan.chroma.kernel != Kernel::None)
+    scale_chroma_rows(plan, slot, r0, r1);
 }
 
-bool Steps::chroma_banded(const ScalePlan &plan) const {
-  const Plane &c = plan.in.planes[1];
-  const Plane &u = plan.out.planes[1];
-  if (plan.in.interleaved_chroma())
-    return box32(c, u.width, u.height) || box3(c, u.width, u.height) ||
-           plan.chroma_from[1].data == u.data;
-  return plane_banded(plan.chroma_from[1], u) &&
-         plane_banded(plan.chroma_from[2], plan.out.planes[2]);
-}
-
-void Steps::scale_rows(const ScalePlan &plan, int r0, int r1) const {
-  const Plane &in = plan.in.planes[0];
-  const Plane &out = plan.out.planes[0];
-  if (plan.luma && in.bpp == 4)
-    libyuv::ARGBScaleClip(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                          out.height, 0, r0, out.width, r1 - r0, filter_);
-  else if (plan.luma)
-    scale_plane_rows(in, out, r0, r1);
-  if (plan.chroma)
-    scale_chroma_rows(plan, r0, r1);
-}
-
-void Steps::scale_plane_rows(const Plane &in, const Plane &out, int r0, int r1) const {
-  if (in.data == out.data)
-    return;
-  if (in.width == out.width && in.height == out.height)
-    libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
-  else if (deep_)  // plane_banded: a large box
-    box_plane_area_16(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                      out.height, r0, r1);
-  else if (box3(in, out.width, out.height))
-    box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
-  else
-    box_plane_area(in.data, in.stride, in.width, in.height, out.data, out.stride, out.width,
-                   out.height, r0, r1);
+// Rows [r0, r1) of a plane whose kernel bands (and libyuv's clipped ARGB
+// scale, where it is exact).
+void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how,
+                             unsigned slot, int r0, int r1) const {
+  switch (how.kernel) {
+    case Kernel::Copy:
+      libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
+      break;
+    case Kernel::Box3:
+      box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
+      break;
+    case Kernel::Area:
+      how.area->rows(in.data, in.stride, outputs_of(out, deep_), slot, r0, r1);
+      break;
+    case Kernel::Up2Cosited:
+      up2_cosited_rows(in.data, in.stride, in.width, in.height, false, how.y.sub == 2, out.data,
+                       out.stride, nullptr, 0, r0, r1);
+      break;
+    case Kernel::Libyuv:  // banded only for ARGB
+      libyuv::ARGBScaleClip(in.data, in.stride, in.width, in.height, out.data, out.stride,
+                            out.width, out.height, 0, r0, out.width, r1 - r0, filter_);
+      break;
+    default:
+      break;
+  }
 }
 
 // Bands of a reduction by 1.5 start on an even row (for_bands' parity).
-void Steps::scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const {
+void Steps::scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
   const Plane &c = plan.in.planes[1];
   const Plane &u = plan.out.planes[1];
   const Plane &v = plan.out.planes[2];
+  const PlaneScale &how = plan.chroma;
   if (!plan.in.interleaved_chroma()) {
-    scale_plane_rows(plan.chroma_from[1], u, r0, r1);
-    scale_plane_rows(plan.chroma_from[2], v, r0, r1);
-  } else if (box32(c, u.width, u.height)) {
-    box32_uv(c.row(r0 / 2 * 3), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width / 2,
-             (r1 - r0 + 1) / 2);
-  } else if (box3(c, u.width, u.height)) {
-    box3_uv(c.row(3 * r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width, r1 - r0);
-  } else {
-    libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
-                         r1 - r0);
-  }
-}
-
-// 1080p NV12 to 640x360 (chroma 1.5 times the output) and to 320x180 (3
-// times) have kernels of their own (cpu_box.hpp): libyuv's bilinear from
-// 1.5x runs in C at ten times the cost, and its box from 3x at four times.
-void Steps::scale_chroma(const ScalePlan &plan) const {
-  const Plane &c = plan.in.planes[1];
-  const Plane &u = plan.out.planes[1];
-  const Plane &v = plan.out.planes[2];
-  const auto &from = plan.chroma_from;
-  if (plan.in.interleaved_chroma() && (box32(c, u.width, u.height) || box3(c, u.width, u.height))) {
-    scale_chroma_rows(plan, 0, u.height);
+    scale_plane_rows(plan.chroma_from[1], u, how, slot, r0, r1);
+    scale_plane_rows(plan.chroma_from[2], v, how, slot, r0, r1);
     return;
   }
-  if (plan.in.interleaved_chroma())
-    libyuv::SplitUVPlane(c.data, c.stride, from[1].data, from[1].stride, from[2].data,
-                         from[2].stride, c.width, c.height);
-  scale_plane(from[1], u);
-  scale_plane(from[2], v);
+  switch (how.kernel) {
+    case Kernel::Box32:
+    case Kernel::Box32Cosited:
+      box32_uv(c.row(r0 / 2 * 3), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width / 2,
+               (r1 - r0 + 1) / 2, how.kernel == Kernel::Box32Cosited);
+      break;
+    case Kernel::Box3:
+    case Kernel::Box3Cosited:
+      box3_uv(c.row(3 * r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width, r1 - r0,
+              how.kernel == Kernel::Box3Cosited);
+      break;
+    case Kernel::Area: {
+      Outputs o;
+      o.data = {u.data, v.data};
+      o.stride = {u.stride, v.stride};
+      how.area->rows(c.data, c.stride, o, slot, r0, r1);
+      break;
+    }
+    case Kernel::Up2Cosited:
+      up2_cosited_rows(c.data, c.stride, c.width, c.height, true, how.y.sub == 2, u.data, u.stride,
+                       v.data, v.stride, r0, r1);
+      break;
+    case Kernel::Copy:
+      libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
+                           r1 - r0);
+      break;
+    default:
+      break;
+  }
 }
 
-void Steps::scale_plane(const Plane &in, const Plane &out) const {
-  if (plane_banded(in, out))
-    scale_plane_rows(in, out, 0, out.height);
+// Interleaved chroma whole; where libyuv scales it, split, then each plane.
+void Steps::scale_chroma(const ScalePlan &plan) const {
+  if (plan.chroma.kernel != Kernel::Libyuv)
+    return scale_chroma_rows(plan, 0, 0, plan.out.planes[1].height);
+  const Plane &c = plan.in.planes[1];
+  const auto &from = plan.chroma_from;
+  libyuv::SplitUVPlane(c.data, c.stride, from[1].data, from[1].stride, from[2].data, from[2].stride,
+                       c.width, c.height);
+  scale_plane(from[1], plan.out.planes[1], plan.chroma, 0);
+  scale_plane(from[2], plan.out.planes[2], plan.chroma, 0);
+}
+
+void Steps::scale_plane(const Plane &in, const Plane &out, const PlaneScale &how,
+                        unsigned slot) const {
+  if (how.kernel != Kernel::Libyuv)
+    scale_plane_rows(in, out, how, slot, 0, out.height);
   else if (deep_)  // libyuv counts 16-bit strides in words
     libyuv::ScalePlane_16(words(in, 0), in.stride / 2, in.width, in.height, words(out, 0),
                           out.stride / 2, out.width, out.height, filter_);
@@ -410,7 +507,7 @@ void Steps::scale_plane(const Plane &in, const Plane &out) const {
 
 // Byte by byte: split, scale each plane, merge. libyuv's "r" is byte 2.
 // For the geometries where libyuv's ARGB scale is not exact.
-void Steps::scale_rgb4(const Plane &in, const Plane &out) {
+void Steps::scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how) {
   std::array<Plane, 4> from, to;
   for (int b = 0; b < 4; ++b) {
     from[b] = new_plane(in.width, in.height, 1);
@@ -421,7 +518,7 @@ void Steps::scale_rgb4(const Plane &in, const Plane &out) {
                            from[1].stride, from[0].row(y0), from[0].stride, from[3].row(y0),
                            from[3].stride, in.width, y1 - y0);
   });
-  auto job = [&](size_t b) { scale_plane(from[b], to[b]); };
+  auto job = [&](size_t b) { scale_plane(from[b], to[b], how, unsigned(b)); };
   jobs(4, job);
   for_bands(pool_, bands_, {out.height}, [&](int, int y0, int y1) {
     libyuv::MergeARGBPlane(to[2].row(y0), to[2].stride, to[1].row(y0), to[1].stride, to[0].row(y0),
@@ -485,13 +582,42 @@ void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, Tur
   }
 }
 
+namespace {
+
+// Where chroma sits once turned: an axis keeps its site where it runs the
+// same way and mirrors it where it runs backwards. A quarter turn right
+// makes the source's columns rows, top to bottom, and its rows columns,
+// bottom to top; a quarter turn left the other way round.
+void turn_sites(Image &image, TurnOp op) {
+  const int x = image.site_x, y = image.site_y;
+  switch (op) {
+    case TurnOp::Rotate90:
+      std::swap(image.wsub, image.hsub);
+      image.site_x = -y, image.site_y = x;
+      break;
+    case TurnOp::Rotate270:
+      std::swap(image.wsub, image.hsub);
+      image.site_x = y, image.site_y = -x;
+      break;
+    case TurnOp::Rotate180:
+      image.site_x = -x, image.site_y = -y;
+      break;
+    case TurnOp::Mirror:
+      image.site_x = -x;
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
 Image Steps::turn(const Image &image, TurnOp op) {
   if (op == TurnOp::None)
     return image;
   const bool swap = op == TurnOp::Rotate90 || op == TurnOp::Rotate270;
   Image out = image;
-  if (swap)
-    std::swap(out.wsub, out.hsub);
+  turn_sites(out, op);
   const bool split = image.interleaved_chroma() && op != TurnOp::Mirror;
   if (split)
     out.n_planes = 3;
@@ -571,7 +697,7 @@ void Steps::scale_and_write(const ScalePlan &plan, bool expand, const RowWriter 
   for_bands(pool_, bands_, {rows, top, bottom}, [&](int k, int y0, int y1) {
     const int r0 = std::max(y0, top) - top, r1 = std::min(y1, bottom) - top;
     if (r0 < r1) {
-      scale_rows(plan, r0, r1);
+      scale_rows(plan, unsigned(k), r0, r1);
       if (expand)
         expand_rows(plan.out, image, r0, r1);
     }

@@ -13,6 +13,7 @@
 
 #include <array>
 
+#include "cpu_area.hpp"
 #include "cpu_deep.hpp"
 #include "cpu_image.hpp"
 #include "cpu_pool.hpp"
@@ -39,13 +40,32 @@ struct SourceFormat {
 
 enum class TurnOp { None, Rotate90, Rotate180, Rotate270, Mirror };
 
+// How a plane is scaled.
+enum class Kernel {
+  None,          // not scaled: the output is the input
+  Copy,          // the same size (interleaved chroma: split)
+  Box3,          // cpu_box.hpp: by exactly 3
+  Box3Cosited,   // the same, interleaved chroma cosited across
+  Box32,         // cpu_box.hpp: interleaved chroma by exactly 1.5, centred
+  Box32Cosited,  // the same, chroma cosited across
+  Up2Cosited,    // cpu_up2.hpp: chroma by exactly 2 larger, cosited across
+  Area,          // cpu_area.hpp: the exact footprint, sited (bytes or a deep plane's words)
+  Libyuv,        // libyuv's scaler: nearest, bilinear, its boxes of 2 and 4 (16-bit: ScalePlane_16)
+};
+
+struct PlaneScale {
+  Kernel kernel = Kernel::None;
+  Axis x, y;
+  const Resampler *area = nullptr;  // for Area: in the frame's arena
+};
+
 // A scale planned on the calling thread (the arena is not shared): the
-// planes it reads and writes, and whether every plane's output rows can be
-// made a band at a time, each band the same bytes whatever the cut.
+// planes it reads and writes, how, and whether every plane's output rows
+// can be made a band at a time, each band the same bytes whatever the cut.
 struct ScalePlan {
   Image in, out;
-  std::array<Plane, 3> chroma_from{};  // chroma split before it is scaled
-  bool luma = false, chroma = false;   // whether each is scaled
+  std::array<Plane, 3> chroma_from{};  // chroma split before libyuv scales it
+  PlaneScale luma, chroma;
   bool banded = false;
 };
 
@@ -80,25 +100,22 @@ class Steps {
   Image load_deep(const GstVideoFrame &src, const SourceFormat &format, int x, int y,
                   bool luma_only);
   Plane deep_luma(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
-  // Whether the plane's elements are single samples (bytes, or a deep
-  // image's 16-bit samples).
-  bool single(const Plane &p) const { return p.bpp == 1 || deep_; }
   bool exact(const Plane &in, int w, int h) const;
-  bool large_box(const Plane &in, const Plane &out) const;
-  // Whether `in` goes to w x h by the box of 3 (cpu_box.hpp).
-  bool box3(const Plane &in, int w, int h) const;
-  // Whether interleaved `in` goes to w x h by the box of 1.5.
-  bool box32(const Plane &in, int w, int h) const;
-  bool plane_banded(const Plane &in, const Plane &out) const;
-  bool chroma_banded(const ScalePlan &plan) const;
-  bool plan_chroma(const Image &image, int w, int h, Image &out, std::array<Plane, 3> &from);
-  // Rows [r0, r1) of every plane a banded plan writes.
-  void scale_rows(const ScalePlan &plan, int r0, int r1) const;
-  void scale_plane_rows(const Plane &in, const Plane &out, int r0, int r1) const;
-  void scale_chroma_rows(const ScalePlan &plan, int r0, int r1) const;
+  // How plane `in` goes to x.out x y.out, its axes as `x` and `y` say;
+  // sets their filters where it is Area.
+  Kernel kernel_for(const Plane &in, Axis &x, Axis &y) const;
+  // The kernel for `in` and, for Area, its resampler.
+  PlaneScale plan_plane(const Plane &in, const Axis &x, const Axis &y);
+  void plan_chroma(const Image &image, int w, int h, ScalePlan &plan);
+  // Rows [r0, r1) of every plane a banded plan writes. `slot`: the
+  // resamplers' scratch this thread uses (its band, or its plane's job).
+  void scale_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
+  void scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale &how, unsigned slot,
+                        int r0, int r1) const;
+  void scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
   void scale_chroma(const ScalePlan &plan) const;
-  void scale_rgb4(const Plane &in, const Plane &out);
-  void scale_plane(const Plane &in, const Plane &out) const;
+  void scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how);
+  void scale_plane(const Plane &in, const Plane &out, const PlaneScale &how, unsigned slot) const;
   Image new_like(const Image &image);
   void turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
                  int r1) const;

@@ -160,22 +160,42 @@ std::string render_target_misfit(GstBuffer *out, const ByteTarget &target, guint
 // The destination's imports, one per output plane.
 using PlaneImports = std::vector<EglImport>;
 
+// Scratch render targets of the read-back path: one set per frame whose
+// read-back is in flight, so that a frame never renders into textures an
+// earlier frame's read-back still reads (a hazard the driver resolves by
+// ordering the GPU, or by waiting on the CPU, on the GL thread every
+// element of the context shares). Frames in flight are readback-depth + 1
+// at most (kMaxReadbackDepth 4); beyond that the oldest set is reused.
+// EF_GL_SCRATCH=1 keeps one set (diagnostics: the behaviour before).
+size_t max_scratch_sets() {
+  const char *forced = g_getenv("EF_GL_SCRATCH");
+  return forced && std::strcmp(forced, "1") == 0 ? 1 : 6;
+}
+
+// How long the GL thread waits for a GL sync object at a time before it
+// serves the other elements' work again (the streaming thread hands the
+// wait over anew).
+constexpr uint64_t kWaitSliceNs = 1'000'000;
+constexpr uint64_t kWaitLimitNs = 5'000'000'000;
+
 class GlBackend : public ConvertBackend {
  public:
   GlBackend(GstElement *element, GstGLContext *context, const GstVideoInfo &in,
             const GstVideoInfo &out, std::unique_ptr<GlConverter> converter,
-            uint32_t cache_capacity, bool hardware)
+            const GlBackendOptions &options)
       : element_(element),
-        hardware_(hardware),
+        hardware_(options.hardware),
+        gpu_timing_(options.gpu_timing),
         context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
         texture_in_(gl::texture_info(in)),
         converter_(std::move(converter)),
-        src_cache_(cache_capacity),
-        dst_cache_(cache_capacity),
+        src_cache_(options.cache_capacity),
+        dst_cache_(options.cache_capacity),
         src_importer_(src_cache_, gst_ef_convert_debug, kSourceDeclines),
-        dst_importer_(dst_cache_, gst_ef_convert_debug, kDestinationDeclines) {}
+        dst_importer_(dst_cache_, gst_ef_convert_debug, kDestinationDeclines),
+        max_scratch_(max_scratch_sets()) {}
 
   ~GlBackend() override {
     drop_in_flight();
@@ -188,8 +208,7 @@ class GlBackend : public ConvertBackend {
       readback_.reset();
       timer_.reset();
       readback_timer_.reset();
-      if (scratch_[0])
-        ctx->gl_vtable->DeleteTextures(GLsizei(scratch_count_), scratch_.data());
+      delete_scratch(ctx);
       converter_.reset();
     });
     gst_object_unref(context_);
@@ -241,6 +260,9 @@ class GlBackend : public ConvertBackend {
     s.gl_thread_ns = gl_thread_ns_.load();
     s.gl_wait_ns = gl_wait_ns_.load();
     s.gpu_wait_ns = gpu_wait_ns_.load();
+    s.gl_source_ns = gl_source_ns_.load();
+    s.gl_pass_ns = gl_pass_ns_.load();
+    s.gl_readback_ns = gl_readback_ns_.load();
     return s;
   }
 
@@ -250,8 +272,8 @@ class GlBackend : public ConvertBackend {
   // fences may be waited for on any thread this thread waits (the GL
   // thread, which other elements share, never does) and copies out of a
   // pack buffer mapped for good; a frame read into the output itself, or
-  // rendered in place, needs nothing more. Otherwise one hand-over waits
-  // and copies on the GL thread.
+  // rendered in place, needs nothing more. Otherwise the GL thread waits
+  // (in slices) and copies.
   Result<GstBuffer *> complete_oldest() override {
     if (flight_.empty())
       return Error{EINVAL, "no frame in flight"};
@@ -275,6 +297,8 @@ class GlBackend : public ConvertBackend {
     Result<void> done;
     if (ring.oldest_finished() && ring.oldest_in_output())
       ring.pop_complete();
+    else if (ring.oldest_in_output())
+      done = finish_on_gl_thread(ring, nullptr, 0);
     else
       done = copy_out(ring, out);
     if (!done)
@@ -295,6 +319,8 @@ class GlBackend : public ConvertBackend {
   }
 
   void sync_stats() override {
+    if (!timer_ && !readback_timer_)
+      return;  // no timer queries (gpu-timing): nothing arrives later
     on_gl_thread([this](GstGLContext *) {
       for (GpuTimer *timer : {timer_.get(), readback_timer_.get()})
         if (timer)
@@ -354,33 +380,60 @@ class GlBackend : public ConvertBackend {
   Result<void> copy_out(ReadbackRing &ring, GstBuffer *out) {
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE)) {
+      // Done with the GPU before the input is let go.
       if (ring.oldest_finished())
         ring.pop_complete();
       else
-        on_gl_thread([&](GstGLContext *) { (void)ring.finish_oldest(nullptr, 0); });
+        (void)finish_on_gl_thread(ring, nullptr, 0);
       return Error{EIO, "cannot map the output buffer"};
     }
     Result<void> result;
-    if (ring.oldest_finished() && ring.oldest_copies_without_gl()) {
+    if (ring.oldest_finished() && ring.oldest_copies_without_gl())
       result = ring.copy_oldest(map.data, map.size);
-    } else {
-      on_gl_thread([&](GstGLContext *) {
-        const uint64_t start = now_ns();
-        result = ring.finish_oldest(map.data, map.size);
-        gl_wait_ns_ += now_ns() - start;
-      });
-    }
+    else
+      result = finish_on_gl_thread(ring, map.data, map.size);
     gst_buffer_unmap(out, &map);
     return result;
+  }
+
+  // The oldest frame waited for and completed on the GL thread (its bytes
+  // into `dst`, where they are not in the output already). A wait there
+  // holds up every element of the context: it lasts kWaitSliceNs at most,
+  // and is handed over anew while the frame is not done, so the other
+  // elements' work queued meanwhile runs in between.
+  Result<void> finish_on_gl_thread(ReadbackRing &ring, uint8_t *dst, size_t size) {
+    const uint64_t deadline = now_ns() + kWaitLimitNs;
+    for (;;) {
+      Result<bool> finished = false;
+      on_gl_thread([&](GstGLContext *) {
+        const uint64_t start = now_ns();
+        finished = ring.finish_oldest(dst, size, kWaitSliceNs);
+        gl_wait_ns_ += now_ns() - start;
+      });
+      if (!finished)
+        return finished.error();
+      if (*finished)
+        return {};
+      if (now_ns() > deadline) {
+        on_gl_thread([&](GstGLContext *) { ring.pop_complete(); });
+        return Error{EIO, "the GPU did not finish a frame within 5 s"};
+      }
+    }
   }
 
   Result<void> convert_on_gl_thread(GstGLContext *ctx, GstBuffer *in, const FrameLayout &layout,
                                     GstBuffer *out, const ConvertParams &params) {
     SourceTextures src;
-    if (auto got = source_textures(in, layout, src); !got)
+    const uint64_t start = now_ns();
+    auto got = source_textures(in, layout, src);
+    gl_source_ns_ += now_ns() - start;
+    if (!got)
       return got;
+    // GL sync objects on a GPU, whose frames are done long before they are
+    // needed; EGL sync objects on a software rasterizer (gl_fence.hpp).
     if (!readback_)
-      readback_ = std::make_unique<ReadbackRing>(ctx);
+      readback_ =
+          std::make_unique<ReadbackRing>(ctx, hardware_ ? GlFences::Kind::Gl : GlFences::Kind::Egl);
     if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
       return render_texture(ctx, src, out, params);
     ByteTarget target;
@@ -388,10 +441,13 @@ class GlBackend : public ConvertBackend {
     if (!bytes)
       return Error{EINVAL, "the output's planes do not share one stride"};
     ImportCache<PlaneImports>::Handle dst;
-    if (planes_in_fd_memory(out, *bytes) && fits_in_place(out, target))
+    if (planes_in_fd_memory(out, *bytes) && fits_in_place(out, target)) {
+      const uint64_t start = now_ns();
       dst = dst_importer_
                 .import(element_, out, *bytes, [&] { return import_planes(out, *bytes, target); })
                 .import;
+      gl_source_ns_ += now_ns() - start;
+    }
     if (!dst)
       return render_and_read_back(ctx, src, out, target, params);
     for (size_t p = 0; p < dst->size(); ++p)
@@ -543,39 +599,54 @@ class GlBackend : public ConvertBackend {
     return false;
   }
 
-  // The timers' brackets hold the pass, and the read-back's copy into its
-  // pack buffer, alone: GPU time, no CPU time between the commands. Apart:
-  // the copy to system memory crosses the bus, which the pass does not.
-  GpuTimer &timer(GstGLContext *ctx, std::unique_ptr<GpuTimer> &which) {
+  // With gpu-timing, the timers' brackets hold the pass, and the
+  // read-back's copy into its pack buffer, alone: GPU time, no CPU time
+  // between the commands. Apart: the copy to system memory crosses the
+  // bus, which the pass does not. Without it, no timer: the queries and
+  // their results cost the GL thread time on a GPU that many contexts
+  // share (NVIDIA H200, 16 decoders: twice the GL thread's time a frame).
+  GpuTimer *timer(GstGLContext *ctx, std::unique_ptr<GpuTimer> &which) {
+    if (!gpu_timing_)
+      return nullptr;
     if (!which)
       which = std::make_unique<GpuTimer>(ctx);
-    return *which;
+    return which.get();
   }
 
-  Result<void> timed_pass(GstGLContext *ctx, const std::function<Result<void>()> &pass) {
-    GpuTimer &t = timer(ctx, timer_);
-    t.begin();
-    Result<void> result = pass();
-    t.end();
-    t.collect(false);
+  // Runs `commands` with `which` timer around them; their GL-thread time
+  // into `stage`.
+  template <typename F>
+  Result<void> timed(GstGLContext *ctx, std::unique_ptr<GpuTimer> &which,
+                     std::atomic<uint64_t> &stage, F &&commands) {
+    GpuTimer *t = timer(ctx, which);
+    if (t)
+      t->begin();
+    const uint64_t start = now_ns();
+    Result<void> result = commands();
+    stage += now_ns() - start;
+    if (t) {
+      t->end();
+      t->collect(false);
+    }
     return result;
   }
 
-  // Into the output's own memory. Where fences may be waited for on any
-  // thread the frame is in flight behind a fence, completed by the thread
-  // that pushes it; else the GL thread finishes it here, since the output
-  // goes downstream, maybe to the CPU, as soon as the chain returns.
+  Result<void> timed_pass(GstGLContext *ctx, const std::function<Result<void>()> &pass) {
+    return timed(ctx, timer_, gl_pass_ns_, pass);
+  }
+
+  // Into the output's own memory: the frame is in flight behind a fence,
+  // completed by the thread that pushes it (it goes downstream, maybe to
+  // the CPU, once that returns).
   Result<void> render_into(GstGLContext *ctx, const SourceTextures &src, const ByteTarget &target,
                            const ConvertParams &params) {
     auto result =
         timed_pass(ctx, [&] { return converter_->render_bytes(src.ids, target, params); });
     if (!result)
       return result;
-    if (readback_->fences_any_thread())
-      return readback_->start_in_place();
     const uint64_t start = now_ns();
-    ctx->gl_vtable->Finish();
-    gl_wait_ns_ += now_ns() - start;
+    result = readback_->start_in_place();
+    gl_readback_ns_ += now_ns() - start;
     return result;
   }
 
@@ -590,7 +661,8 @@ class GlBackend : public ConvertBackend {
     const guint n_planes = GST_VIDEO_INFO_N_PLANES(&out_);
     const bool apart = n_planes > 1 && target.texel_bytes == 4;
     const guint rows = apart ? guint(GST_VIDEO_INFO_HEIGHT(&out_)) : target.rows;
-    if (!ensure_scratch(ctx, target, apart ? n_planes : 1, rows))
+    ScratchSet *set = scratch_for_frame(ctx, target, apart ? n_planes : 1, rows);
+    if (!set)
       return Error{EIO, "cannot make the scratch render target"};
     const size_t bytes = size_t(target.stride) * target.rows;
     if (gst_buffer_get_size(out) < bytes)
@@ -599,8 +671,8 @@ class GlBackend : public ConvertBackend {
     std::array<ReadbackRing::Region, GST_VIDEO_MAX_PLANES> regions{};
     const guint n_regions = apart ? n_planes : 1;
     for (guint p = 0; p < n_regions; ++p) {
-      (apart ? scratch.plane_textures[p] : scratch.texture) = scratch_[p];
-      regions[p] = {scratch_[p],
+      (apart ? scratch.plane_textures[p] : scratch.texture) = set->textures[p];
+      regions[p] = {set->textures[p],
                     target.width(),
                     rows,
                     target.gl_format(),
@@ -617,14 +689,16 @@ class GlBackend : public ConvertBackend {
             ? gl_pack_memory_buffer(gst_buffer_peek_memory(out, 0), context_, &into_base)
             : 0;
     const std::span<const ReadbackRing::Region> read{regions.data(), n_regions};
-    GpuTimer &copy = timer(ctx, readback_timer_);
-    copy.begin();
-    result =
-        into ? readback_->start_into(into, into_base, read, bytes) : readback_->start(read, bytes);
-    copy.end();
-    copy.collect(false);
+    set->frame = readback_->next_sequence();
+    set->used = true;
+    result = timed(ctx, readback_timer_, gl_readback_ns_, [&] {
+      return into ? readback_->start_into(into, into_base, read, bytes)
+                  : readback_->start(read, bytes);
+    });
     // While here: frames done earlier need no wait to complete.
+    const uint64_t start = now_ns();
     readback_->poll();
+    gl_readback_ns_ += now_ns() - start;
     return result;
   }
 
@@ -647,40 +721,71 @@ class GlBackend : public ConvertBackend {
     // Submitted now: the GPU starts on it while the GL thread serves other
     // elements (and llvmpipe, whose unsubmitted frame holds this element's
     // timer queries, would wait for all of it when one is reused).
-    ctx->gl_vtable->Flush();
+    // EF_GL_FLUSH=off leaves it to the next flush on the context
+    // (diagnostics: one submission a frame fewer).
+    if (flush_gl_output_) {
+      const uint64_t start = now_ns();
+      ctx->gl_vtable->Flush();
+      gl_readback_ns_ += now_ns() - start;
+    }
     return result;
   }
 
-  // `count` textures of width() x `rows` texels. The texel format follows
-  // from the stride, so stride, rows and count key them. GL thread.
-  bool ensure_scratch(GstGLContext *ctx, const ByteTarget &t, guint count, guint rows) {
-    if (scratch_[0] && scratch_stride_ == t.stride && scratch_rows_ == rows &&
-        scratch_count_ == count)
-      return true;
+  // Sets of `count` textures of width() x `rows` texels. The texel format
+  // follows from the stride, so stride, rows and count key them. GL thread.
+  struct ScratchSet {
+    std::array<guint, 3> textures{};
+    uint64_t frame = 0;  // the read-back that reads them (ReadbackRing sequence)
+    bool used = false;
+  };
+
+  // A set no read-back in flight reads: a free one, else a new one while
+  // fewer than max_scratch_, else the one read longest ago.
+  ScratchSet *scratch_for_frame(GstGLContext *ctx, const ByteTarget &t, guint count, guint rows) {
+    if (scratch_stride_ != t.stride || scratch_rows_ != rows || scratch_count_ != count) {
+      delete_scratch(ctx);
+      scratch_stride_ = t.stride;
+      scratch_rows_ = rows;
+      scratch_count_ = count;
+    }
+    ScratchSet *oldest = nullptr;
+    for (ScratchSet &set : scratch_) {
+      if (!set.used || readback_->done(set.frame))
+        return &set;
+      if (!oldest || set.frame < oldest->frame)
+        oldest = &set;
+    }
+    if (oldest && scratch_.size() >= max_scratch_)
+      return oldest;
+    ScratchSet set;
     const GstGLFuncs *gl = ctx->gl_vtable;
-    if (scratch_[0])
-      gl->DeleteTextures(GLsizei(scratch_count_), scratch_.data());
-    scratch_ = {};
-    gl->GenTextures(GLsizei(count), scratch_.data());
+    gl->GenTextures(GLsizei(count), set.textures.data());
+    if (!set.textures[0])
+      return nullptr;
     // Zeroed: the pass writes visible bytes only, and the padding is read
     // back too.
     std::vector<guint8> zeros(size_t(t.stride) * rows, 0);
     gl->PixelStorei(GL_UNPACK_ALIGNMENT, 1);
     for (guint i = 0; i < count; ++i) {
-      gl->BindTexture(GL_TEXTURE_2D, scratch_[i]);
+      gl->BindTexture(GL_TEXTURE_2D, set.textures[i]);
       allocate_texture_2d(ctx, t.gl_internal_format(), t.gl_format(), gint(t.width()), gint(rows),
                           zeros.data());
     }
     gl->PixelStorei(GL_UNPACK_ALIGNMENT, 4);
     gl->BindTexture(GL_TEXTURE_2D, 0);
-    scratch_stride_ = t.stride;
-    scratch_rows_ = rows;
-    scratch_count_ = count;
-    return scratch_[0] != 0;
+    scratch_.push_back(set);
+    return &scratch_.back();
+  }
+
+  void delete_scratch(GstGLContext *ctx) {
+    for (ScratchSet &set : scratch_)
+      ctx->gl_vtable->DeleteTextures(GLsizei(scratch_count_), set.textures.data());
+    scratch_.clear();
   }
 
   GstElement *element_;
   bool hardware_;
+  bool gpu_timing_;
   GstGLContext *context_;
   GstVideoInfo in_, out_;
   GstVideoInfo texture_in_;  // the source textures we make (texture_info)
@@ -690,8 +795,11 @@ class GlBackend : public ConvertBackend {
   FrameImporter<EglImport> src_importer_;
   FrameImporter<PlaneImports> dst_importer_;
   std::unique_ptr<TextureUploader> uploader_;
-  std::array<guint, 3> scratch_{};  // render targets of the read-back path
+  std::vector<ScratchSet> scratch_;  // render targets of the read-back path (GL thread)
+  size_t max_scratch_;
   guint scratch_count_ = 0, scratch_stride_ = 0, scratch_rows_ = 0;
+  const bool flush_gl_output_ =
+      !g_getenv("EF_GL_FLUSH") || std::strcmp(g_getenv("EF_GL_FLUSH"), "off") != 0;
   // Made and used on the GL thread; the timer's totals are read from any.
   std::unique_ptr<ReadbackRing> readback_;
   std::unique_ptr<GpuTimer> timer_, readback_timer_;
@@ -706,6 +814,8 @@ class GlBackend : public ConvertBackend {
   // Hand-overs to the GL thread, time spent there, of it waiting for the
   // GPU, and the streaming thread's waits for the GPU.
   std::atomic<uint64_t> handovers_{0}, gl_thread_ns_{0}, gl_wait_ns_{0}, gpu_wait_ns_{0};
+  // Of gl_thread_ns_: the source's textures, the pass, the read-back.
+  std::atomic<uint64_t> gl_source_ns_{0}, gl_pass_ns_{0}, gl_readback_ns_{0};
   bool misfit_logged_ = false;  // streaming thread
 };
 
@@ -714,8 +824,8 @@ class GlBackend : public ConvertBackend {
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
                                                         const GstVideoInfo &out,
-                                                        uint32_t cache_capacity, bool compute,
-                                                        bool hardware) {
+                                                        const GlBackendOptions &options) {
+  const bool compute = options.compute;
   struct Create {
     const GstVideoInfo *in, *out;
     bool compute;
@@ -736,7 +846,7 @@ Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, Gst
                     "the GL context has no compute shaders (GL 4.3, GLES 3.1): "
                     "the pass is a fragment shader");
   return std::unique_ptr<ConvertBackend>(std::make_unique<GlBackend>(
-      element, context, in, out, std::move(*create.result).value(), cache_capacity, hardware));
+      element, context, in, out, std::move(*create.result).value(), options));
 }
 
 }  // namespace ef::gst

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -79,42 +80,22 @@ struct Glsl {
 // Program variants (see gl_shaders.hpp): kQuad for RGBA8 targets of four
 // bytes a texel, else R8; kCompute the compute shader of the variant.
 constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8, kCompute = 1u << 24;
-// Taps of the downscaling filter, from bit kTapsShift on four bits each:
-// luma x, luma y, chroma x, chroma y. A program of constant loop bounds per
-// footprint.
-constexpr unsigned kTapsShift = 4;
+// The box's samples along each source axis (gl_layout.hpp box_samples),
+// from bit kBoxShift on four bits each: luma x, luma y, chroma x, chroma y.
+// 0: a point sample; up to kUnrolled, a constant bound (the loops unroll);
+// kDynamic: the count in a uniform, for the long loops of strong
+// reductions, which one program serves whatever their length.
+constexpr unsigned kBoxShift = 4, kUnrolled = 4, kDynamic = 15;
 
-unsigned taps_variant(const std::array<guint, 4> &taps) {
+unsigned box_variant(const std::array<guint, 4> &samples) {
   unsigned v = 0;
   for (unsigned i = 0; i < 4; ++i)
-    v |= (taps[i] - 1) << (kTapsShift + 4 * i);
+    v |= (samples[i] > kUnrolled ? kDynamic : samples[i]) << (kBoxShift + 4 * i);
   return v;
 }
 
-guint tap_count(unsigned variant, unsigned i) {
-  return (variant >> (kTapsShift + 4 * i) & 15) + 1;
-}
-
-// A GLSL float literal, whatever the C locale's decimal point.
-std::string glsl_float(double v) {
-  char text[32];
-  g_ascii_formatd(text, sizeof text, "%.9f", v);
-  return text;
-}
-
-// NAME_O and NAME_W: the offsets and weights of `n` taps of `kernel`, as
-// GLSL arrays of kMaxTaps (the rest 0).
-std::string tap_arrays(const char *name, guint n, const gl::TapKernel &kernel) {
-  const std::vector<gl::Tap> taps = gl::tap_weights(n, kernel);
-  std::string offsets, weights;
-  for (guint i = 0; i < gl::kMaxTaps; ++i) {
-    const char *sep = i ? ", " : "";
-    offsets += sep + glsl_float(i < n ? taps[i].offset : 0.0);
-    weights += sep + glsl_float(i < n ? taps[i].weight : 0.0);
-  }
-  const std::string array = " float[" + std::to_string(gl::kMaxTaps) + "](";
-  return std::string("#define ") + name + "_O" + array + offsets + ")\n#define " + name + "_W" +
-         array + weights + ")\n";
+unsigned box_field(unsigned variant, unsigned i) {
+  return variant >> (kBoxShift + 4 * i) & 15;
 }
 
 constexpr guint kMaxSourceTextures = 3;
@@ -149,7 +130,24 @@ struct Target {
   std::array<guint, 3> row0{};
   bool apart = false;
   bool imported = false;  // ByteTarget::imported
+  // Read next by glCopyImageSubData, which no barrier bit but all names.
+  bool copied = false;
 };
+
+// What reads a texture after the pass's image stores into it: a sampler
+// (GL memory downstream), a later image store (the next frame), a draw or
+// glReadPixels through a framebuffer, a texture copy. Only these: a
+// barrier that also names the buffer objects (GL_ALL_BARRIER_BITS, mapped
+// pack buffers among them) may cost a GPU, or its driver on the GL thread,
+// a wait for work that has nothing to do with the stores. EF_GL_BARRIER=all
+// restores GL_ALL_BARRIER_BITS (diagnostics).
+GLbitfield image_store_barriers() {
+  const char *forced = g_getenv("EF_GL_BARRIER");
+  if (forced && std::strcmp(forced, "all") == 0)
+    return GL_ALL_BARRIER_BITS;
+  return GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+         GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT;
+}
 
 // A scissor box in output pixels.
 struct Box {
@@ -252,7 +250,7 @@ class GlConverterImpl final : public GlConverter {
   bool storable(const Target &target) const;
   bool copyable(guint texture) const;
   std::string defines(unsigned variant) const;
-  std::array<guint, 4> taps(const gl::Geometry &g) const;
+  std::array<guint, 4> box(const gl::Geometry &g) const;
   Result<void> check(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                      const ConvertParams &params) const;
   Result<void> render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, const Target &target,
@@ -260,7 +258,8 @@ class GlConverterImpl final : public GlConverter {
   Result<void> attach(const std::array<guint, 3> &textures, guint n);
   void detach(guint n);
   void bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES> &src);
-  void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g);
+  void set_source_uniforms(GstGLShader *shader, const gl::Geometry &g,
+                           const std::array<guint, 4> &samples);
   void set_plane_uniforms(GstGLShader *shader, const Target &target, guint plane,
                           const gl::ByteRows &rows);
   void draw(const Target &target, guint plane, const Box &box, const Pass *pass);
@@ -280,7 +279,9 @@ class GlConverterImpl final : public GlConverter {
   GLuint fbo_ = 0;
   GLuint sampler_ = 0;
   guint64 dispatches_ = 0;
-  GLuint staging_ = 0;  // render_pixels' immutable texture, where needed
+  const GLbitfield barriers_ = image_store_barriers();
+  bool stored_ = false;  // image stores since the last barrier
+  GLuint staging_ = 0;   // render_pixels' immutable texture, where needed
 };
 
 GlConverterImpl::~GlConverterImpl() {
@@ -378,8 +379,10 @@ std::string GlConverterImpl::defines(unsigned variant) const {
   if (glsl_.gather)  // every context with compute shaders has it
     d += "#define GATHER\n";
   d += std::string("#define ") + kSourceDefine[int(source_.kind)] + "\n";
-  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n"
-                          : "#define LUMA g\n#define CHROMA r\n";
+  if (source_.kind == gl::SourceKind::Direct && source_.yuv)
+    d += "#define ONE_CHANNEL\n";  // GRAY8: Y alone
+  d += source_.luma_first ? "#define LUMA r\n#define CHROMA g\n#define LUMA_COMPONENT 0\n"
+                          : "#define LUMA g\n#define CHROMA r\n#define LUMA_COMPONENT 1\n";
   d += "#define BPP " + std::to_string(output_.planes[0].bytes_per_pixel) + "\n";
   d += std::string("#define TEXEL_BYTES ") + (variant & kQuad ? "4" : "1") + "\n";
   if (variant & kNearest)
@@ -388,12 +391,15 @@ std::string GlConverterImpl::defines(unsigned variant) const {
     d += "#define FILL\n";
   if (variant & kPlanes)
     d += "#define PLANES\n";
-  static constexpr const char *kTaps[] = {"TAPS_X", "TAPS_Y", "CTAPS_X", "CTAPS_Y"};
-  if (variant >> kTapsShift) {
-    for (unsigned i = 0; i < 4; ++i)
-      d += std::string("#define ") + kTaps[i] + " " + std::to_string(tap_count(variant, i)) + "\n";
-    for (unsigned i = 0; i < 4; ++i)
-      d += tap_arrays(kTaps[i], tap_count(variant, i), i < 2 ? gl::kLumaKernel : gl::kChromaKernel);
+  static constexpr const char *kBox[] = {"BOX_X", "BOX_Y", "BOX_CX", "BOX_CY"};
+  static constexpr const char *kDynamicCount[] = {"u_box.x", "u_box.y", "u_box.z", "u_box.w"};
+  if (variant & (0xffffu << kBoxShift)) {
+    d += "#define BOX\n";
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned n = box_field(variant, i);
+      d += std::string("#define ") + kBox[i] + " " +
+           (n == kDynamic ? kDynamicCount[i] : std::to_string(n)) + "\n";
+    }
   }
   return d;
 }
@@ -519,6 +525,7 @@ Result<void> GlConverterImpl::render_pixels(const std::array<guint, GST_VIDEO_MA
   }
   Target staged = target;
   staged.texture[0] = staging_;
+  staged.copied = true;
   if (auto ok = render(src, staged, params); !ok)
     return ok;
   compute_->copy_image(staging_, GL_TEXTURE_2D, 0, 0, 0, 0, dst_texture, GL_TEXTURE_2D, 0, 0, 0, 0,
@@ -567,20 +574,20 @@ void GlConverterImpl::bind_sources(const std::array<guint, GST_VIDEO_MAX_PLANES>
   }
 }
 
-// Luma's taps, and chroma's from its own samples under the footprint
-// (fewer where it is subsampled).
-std::array<guint, 4> GlConverterImpl::taps(const gl::Geometry &g) const {
+// The box's samples along source x and y: luma's (or whole pixels'), and
+// chroma's in its own samples, fewer where it is subsampled.
+std::array<guint, 4> GlConverterImpl::box(const gl::Geometry &g) const {
   if (g.nearest)
-    return {1, 1, 1, 1};
-  const bool subsampled =
-      source_.kind == gl::SourceKind::SemiPlanar || source_.kind == gl::SourceKind::Planar;
-  const double sx = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_W_SUB(in_.finfo, 1) : 1;
-  const double sy = subsampled ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
-  // The map may turn: output x runs along source y where it does.
-  const bool turned = std::fabs(g.map_x[1]) > std::fabs(g.map_x[0]);
-  return {g.taps[0], g.taps[1],
-          gl::taps_for(g.reduction[0] / (turned ? sy : sx), gl::kChromaKernel),
-          gl::taps_for(g.reduction[1] / (turned ? sx : sy), gl::kChromaKernel)};
+    return {0, 0, 0, 0};
+  const bool yuv = source_.kind != gl::SourceKind::Direct;
+  const double sx = yuv ? 1 << GST_VIDEO_FORMAT_INFO_W_SUB(in_.finfo, 1) : 1;
+  const double sy = yuv ? 1 << GST_VIDEO_FORMAT_INFO_H_SUB(in_.finfo, 1) : 1;
+  // Chroma takes the box wherever luma does: the same footprint, however
+  // few of its own samples that covers.
+  const bool bx = gl::takes_box(g.footprint[0]), by = gl::takes_box(g.footprint[1]);
+  return {bx ? gl::box_samples(g.footprint[0]) : 0, by ? gl::box_samples(g.footprint[1]) : 0,
+          bx && yuv ? gl::box_samples(g.footprint[0] / sx) : 0,
+          by && yuv ? gl::box_samples(g.footprint[1] / sy) : 0};
 }
 
 Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
@@ -592,9 +599,10 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
   const bool computing = storable(target);
   // Planes in textures of their own are drawn in one pass.
   const bool one_pass = target.apart && output_.n_planes > 1;
-  auto content = pass(base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) |
-                          taps_variant(taps(geometry)),
-                      computing);
+  const std::array<guint, 4> samples = box(geometry);
+  auto content = pass(
+      base | (geometry.nearest ? kNearest : 0) | (one_pass ? kPlanes : 0) | box_variant(samples),
+      computing);
   if (!content)
     return content.error();
   auto fill = pass(base | kFill, computing);
@@ -603,6 +611,18 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 
   const GstGLFuncs *gl = context_->gl_vtable;
   DrawScope scope(context_, samplers_, compute_ ? &*compute_ : nullptr);
+  // One barrier after the render's last image store, whichever way it
+  // ends: the texels its dispatches and draws write are disjoint, so no
+  // part of the render reads what another stored.
+  struct AfterStores {
+    GlConverterImpl &self;
+    GLbitfield bits;
+    ~AfterStores() {
+      if (self.stored_)
+        self.compute_->barrier(bits);
+      self.stored_ = false;
+    }
+  } after_stores{*this, target.copied ? GLbitfield(GL_ALL_BARRIER_BITS) : barriers_};
   const guint n_attached = one_pass ? output_.n_planes : 1;
   if (auto ok = attach(target.texture, n_attached); !ok)
     return ok;
@@ -613,7 +633,7 @@ Result<void> GlConverterImpl::render(const std::array<guint, GST_VIDEO_MAX_PLANE
 
   content->each([&](GstGLShader *shader) {
     gst_gl_shader_use(shader);
-    set_source_uniforms(shader, geometry);
+    set_source_uniforms(shader, geometry, samples);
   });
   const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, output_.gray);
   const GstVideoRectangle &c = params.content;
@@ -681,9 +701,8 @@ void GlConverterImpl::draw(const Target &target, guint plane, const Box &box, co
   }
 }
 
-// The texels of `span` over the box's rows, as image stores. The barrier
-// orders them before whatever reads the texture next: a draw into its
-// other texels, a read-back, a sampler downstream.
+// The texels of `span` over the box's rows, as image stores. The render's
+// barrier orders them before whatever reads the texture next.
 void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pass,
                                const gl::TexelSpan &span, const Box &box) {
   const gint row = gint(target.row0[plane]) + box.y;
@@ -699,7 +718,7 @@ void GlConverterImpl::dispatch(const Target &target, guint plane, const Pass &pa
   const guint last = (guint(span.x + span.w) + pass.texels - 1) / pass.texels;
   compute_->dispatch((last - first + kGroupWidth - 1) / kGroupWidth,
                      (guint(box.h) + kGroupHeight - 1) / kGroupHeight, 1);
-  compute_->barrier(GL_ALL_BARRIER_BITS);
+  stored_ = true;
   ++dispatches_;
 }
 
@@ -710,7 +729,8 @@ void GlConverterImpl::set_plane_uniforms(GstGLShader *shader, const Target &targ
   gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
 }
 
-void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometry &g) {
+void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometry &g,
+                                          const std::array<guint, 4> &samples) {
   for (guint p = 0; p < kMaxSourceTextures; ++p)
     gst_gl_shader_set_uniform_1i(shader, ("u_tex" + std::to_string(p)).c_str(), gint(p));
   // GstGL's textures: plane 0 has the frame's size (YUY2's RG8 too), the
@@ -726,6 +746,12 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
   gst_gl_shader_set_uniform_2fv(shader, "u_map_y", 1, g.map_y.data());
   gst_gl_shader_set_uniform_2fv(shader, "u_map_o", 1, g.map_o.data());
   gst_gl_shader_set_uniform_4fv(shader, "u_clamp", 1, g.clamp.data());
+  // The box's (uniforms a program without it does not have are ignored).
+  gst_gl_shader_set_uniform_2f(shader, "u_half", float(g.footprint[0] / 2),
+                               float(g.footprint[1] / 2));
+  gst_gl_shader_set_uniform_4fv(shader, "u_edges", 1, g.edges.data());
+  gst_gl_shader_set_uniform_4i(shader, "u_box", gint(samples[0]), gint(samples[1]),
+                               gint(samples[2]), gint(samples[3]));
 }
 
 // The GLSL to write for this context: ES 3.00 on GLES 3.0, 3.30 on desktop

@@ -70,10 +70,12 @@ struct ByteTarget {
 // - Alpha: RGBA/BGRA sources keep theirs; all others come out opaque. The x
 //   bytes of RGBx/BGRx outputs are 0xff.
 // - Bilinear samples at pixel centres (the plan's map), clamped to the
-//   crop; where an output pixel spans more than 1.5 source pixels, a tent
-//   of them two output pixels wide (gl::Geometry::taps); a 1:1 copy (the content is the turned
-//   crop, unscaled) and Nearest take whole source pixels, so RGB family to RGB family at 1:1 is
-//   bit-exact.
+//   crop; along a source axis where an output pixel spans more than 1.5
+//   source pixels (chroma: 1.5 of its own samples), the exact mean over the
+//   output pixel's footprint, a box whose edges weigh the texels they cut
+//   (gl::kBoxFrom), at any reduction; a 1:1 copy (the content is the turned
+//   crop, unscaled) and Nearest take whole source pixels, so RGB family to
+//   RGB family at 1:1 is bit-exact.
 //
 // GL rules: create, render_* and the destructor's GL work run on the GL
 // thread of `context` (the destructor marshals itself there). A render only

@@ -21,10 +21,13 @@ bool has_extension(const char *list, const char *name) {
 
 }  // namespace
 
-GlFences::GlFences(GstGLContext *context) : context_(context) {
+GlFences::GlFences(GstGLContext *context, Kind preferred) : context_(context) {
   const char *force = g_getenv("EF_GL_FENCES");
-  if ((force && std::strcmp(force, "gl") == 0) ||
-      !(gst_gl_context_get_gl_platform(context) & GST_GL_PLATFORM_EGL))
+  if (force && std::strcmp(force, "gl") == 0)
+    preferred = Kind::Gl;
+  else if (force && std::strcmp(force, "egl") == 0)
+    preferred = Kind::Egl;
+  if (preferred == Kind::Gl || !(gst_gl_context_get_gl_platform(context) & GST_GL_PLATFORM_EGL))
     return;
   EGLDisplay display = eglGetCurrentDisplay();
   if (display == EGL_NO_DISPLAY ||

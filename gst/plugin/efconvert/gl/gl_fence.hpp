@@ -3,11 +3,18 @@
 // which thread it may wait. Many elements share one GL context, and so one
 // GL thread: a wait there for one element's frame stalls the submissions of
 // every other (their streaming threads queue behind it, and the GPU runs
-// dry meanwhile). Where the context is EGL's with EGL_KHR_fence_sync a
-// fence is an EGL sync object: made on the GL thread, then waited for,
-// polled and destroyed on any thread, without the context, so the thread
-// that needs the frame waits for it; elsewhere a GL sync object, for the GL
-// thread alone.
+// dry meanwhile). Two kinds:
+// - EGL sync objects (EGL_KHR_fence_sync, where the context is EGL's):
+//   made on the GL thread, then waited for, polled and destroyed on any
+//   thread, without the context, so the thread that needs the frame waits
+//   for it. On a software rasterizer a frame takes milliseconds and this
+//   keeps them off the GL thread.
+// - GL sync objects: for the GL thread alone. Cheaper to make: on an
+//   NVIDIA H200, 16 streams on one context, 88 us of GL-thread time a frame
+//   against 157 with EGL sync objects (docs/BENCHMARKS.md, "Many streams").
+//   On a GPU a frame is done long before its read-back is needed; where it
+//   is not, the caller waits in short slices (ReadbackRing::finish_oldest),
+//   never for a whole frame, on the shared thread.
 #pragma once
 
 #include <gst/gl/gl.h>
@@ -18,16 +25,20 @@ namespace ef::gst {
 
 class GlFences {
  public:
-  // On the GL thread of `context`. EF_GL_FENCES=gl forces GL sync objects
-  // (the path of a context without EGL fences).
-  explicit GlFences(GstGLContext *context);
+  enum class Kind { Egl, Gl };
+  // On the GL thread of `context`. `preferred` where the context has both
+  // (EGL sync objects need EGL_KHR_fence_sync); EF_GL_FENCES=gl or egl
+  // overrides it (diagnostics).
+  GlFences(GstGLContext *context, Kind preferred);
 
   // Fences may be waited for, polled and released on any thread.
   bool any_thread() const { return egl_display_ != nullptr; }
 
   using Fence = void *;  // an EGLSyncKHR or a GLsync; nullptr: none
   // GL thread: a fence behind the commands so far, flushed so that it
-  // signals without another call. nullptr when it could not be made.
+  // signals without another call (a waiter on another thread cannot flush
+  // this context, and GL sync objects are polled without the flush bit).
+  // nullptr when it could not be made.
   Fence insert();
 
   enum class Status { Signalled, Pending, Failed };

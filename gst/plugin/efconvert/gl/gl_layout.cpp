@@ -336,32 +336,21 @@ Geometry plan_geometry(const ConvertParams &params) {
   const bool unscaled = std::fabs(g.map_x[0]) + std::fabs(g.map_x[1]) == 1.0f &&
                         std::fabs(g.map_y[0]) + std::fabs(g.map_y[1]) == 1.0f;
   g.nearest = params.method == ScaleMethod::Nearest || unscaled;
-  g.reduction = {std::hypot(g.map_x[0], g.map_x[1]), std::hypot(g.map_y[0], g.map_y[1])};
-  if (!g.nearest)
-    g.taps = {taps_for(g.reduction[0]), taps_for(g.reduction[1])};
+  // The output pixel's square maps to a rectangle along the source's axes
+  // (the map only scales, flips and turns by quarters).
+  g.footprint = {std::fabs(double(g.map_x[0])) + std::fabs(double(g.map_y[0])),
+                 std::fabs(double(g.map_x[1])) + std::fabs(double(g.map_y[1]))};
+  g.edges = {float(crop.x), float(crop.y), float(crop.x + crop.w), float(crop.y + crop.h)};
   return g;
 }
 
-guint taps_for(double reduction, const TapKernel &kernel) {
-  if (reduction <= kTapsFrom)
-    return 1;
-  const double width = 2 * kernel.reach() * reduction;
-  return guint(std::clamp(std::ceil(width / kTapSpacing), 1.0, double(kMaxTaps)));
-}
-
-std::vector<Tap> tap_weights(guint n, const TapKernel &kernel) {
-  std::vector<Tap> taps;
-  double total = 0;
-  for (guint i = 0; i < n; ++i) {
-    // Spaced evenly over the kernel's width, the outermost half a spacing in.
-    const double offset = kernel.reach() * ((2.0 * i + 1.0) / n - 1.0);
-    const double flat = (kernel.reach() - std::fabs(offset)) / kernel.ramp;
-    taps.push_back({offset, std::clamp(flat, 0.0, 1.0)});
-    total += taps.back().weight;
-  }
-  for (Tap &t : taps)
-    t.weight /= total;
-  return taps;
+guint box_samples(double texels) {
+  // An interval `texels` long cuts at most ceil(texels) + 1 of them, taken
+  // two a sample from the first. The slack keeps a whole footprint that
+  // float rounding stretches by an ulp from taking a sample more for a
+  // texel it covers by nothing.
+  const double cut = std::ceil(texels - 1e-4) + 1;
+  return guint(std::ceil(cut / 2));
 }
 
 std::array<float, 4> chroma_siting(const GstVideoInfo &in) {

@@ -127,46 +127,31 @@ struct Geometry {
   // Nearest by method, or because the content is the crop at 1:1: bilinear
   // would sample texel centres anyway, and texelFetch is exact there.
   bool nearest = false;
-  // Bilinear samples per output pixel along its x and y (1..kMaxTaps): 1
-  // down to a reduction of kTapsFrom, above it kLumaKernel over the
-  // footprint from samples at most kTapSpacing source pixels apart, so
-  // that strong reductions do not alias. Always 1 with nearest.
-  std::array<guint, 2> taps{1, 1};
-  // Source pixels an output pixel spans along its x and y.
-  std::array<double, 2> reduction{1, 1};
+  // Source pixels an output pixel spans along source x and y (the map may
+  // turn: output x then runs along source y).
+  std::array<double, 2> footprint{1, 1};
+  // The crop's edges in source pixels (x0, y0, x1, y1): a box footprint
+  // stays inside them.
+  std::array<float, 4> edges{};
 };
 
-inline constexpr double kTapsFrom = 1.5, kTapSpacing = 2.0;
-inline constexpr guint kMaxTaps = 8;
+// Along a source axis where an output pixel spans more than kBoxFrom source
+// pixels, the pass takes the exact mean of the source over the output
+// pixel's footprint, luma and chroma alike: a box whose edges weigh the
+// texels they cut by the part they cover, as the CPU backend's box reduces
+// and whatever the reduction (a fixed set of taps misses most of a 320:1
+// footprint). Below it one bilinear sample at the footprint's centre,
+// which a box would hardly change.
+inline constexpr double kBoxFrom = 1.5;
 
-// A strong reduction's kernel along one axis, in output pixels: a
-// trapezoid, a box one output pixel wide smoothed by a box `ramp` wide
-// (ramp 1: the tent of GstVideoConverter's linear downscale, ramp 0: the
-// CPU backend's box). Its response keeps the box's zeros at every multiple
-// of the output's sampling rate, so what aliases stays as weak as under
-// the tent, while a ramp below 1 loses less of the detail below the
-// output's Nyquist rate than the tent does. Between GstVideoConverter's
-// tent and videoscale's two-tap bilinear, which keeps that detail and
-// aliases, luma takes 0.85: within 35 dB of both, on zone plates and on
-// camera frames. Chroma, sampled bilinearly from its own coarser plane
-// whose interpolation already smooths it, takes almost the box.
-struct TapKernel {
-  double ramp;
-  double reach() const { return (1.0 + ramp) / 2.0; }  // half its width
-};
-inline constexpr TapKernel kLumaKernel{0.85}, kChromaKernel{0.2};
+inline bool takes_box(double footprint) {
+  return footprint > kBoxFrom;
+}
 
-// The taps of an axis whose output pixel spans `reduction` samples, under
-// `kernel`.
-guint taps_for(double reduction, const TapKernel &kernel = kLumaKernel);
-
-// Where `n` taps of `kernel` sit along an axis (output pixels from the
-// pixel's centre) and their weights, which sum to 1: constants of the
-// shader, as llvmpipe does not fold the kernel's arithmetic.
-struct Tap {
-  double offset, weight;
-};
-std::vector<Tap> tap_weights(guint n, const TapKernel &kernel);
+// The samples a box over `texels` texels takes along its axis: each is one
+// bilinear fetch that weighs two neighbouring texels as the box does (a box
+// that cuts n texels takes (n + 1) / 2).
+guint box_samples(double texels);
 
 Geometry plan_geometry(const ConvertParams &params);
 

@@ -17,6 +17,13 @@ namespace {
 // element says so instead of waiting for ever.
 constexpr uint64_t kWaitNs = 5'000'000'000;
 
+// Why a frame's wait ended without it.
+Error wait_error(GlFences::Status status) {
+  return Error{EIO, status == GlFences::Status::Pending
+                        ? "the GPU did not finish a frame within 5 s"
+                        : "waiting for a frame's fence failed"};
+}
+
 }  // namespace
 
 ReadbackRing::~ReadbackRing() {
@@ -136,8 +143,17 @@ Result<void> ReadbackRing::fence(InFlight &frame) {
       free_.push_back(frame.pack);
     return Error{EIO, "cannot fence the frame (glFenceSync / eglCreateSyncKHR failed)"};
   }
+  frame.seq = next_seq_++;
   flight_.push_back(frame);
   return {};
+}
+
+bool ReadbackRing::done(uint64_t seq) const {
+  if (flight_.empty() || seq < flight_.front().seq)
+    return true;  // completed (or dropped)
+  if (seq >= next_seq_)
+    return true;  // never started: nothing reads for it
+  return flight_[size_t(seq - flight_.front().seq)].finished;
 }
 
 void ReadbackRing::poll() {
@@ -152,25 +168,25 @@ void ReadbackRing::poll() {
   }
 }
 
-Result<void> ReadbackRing::settle_oldest(uint64_t timeout_ns) {
-  if (flight_.empty())
-    return Error{EINVAL, "no frame in flight"};
+GlFences::Status ReadbackRing::settle_oldest(uint64_t timeout_ns) {
   InFlight &frame = flight_.front();
   if (frame.finished)
-    return {};
+    return GlFences::Status::Signalled;
   const GlFences::Status status = fences_.wait(frame.fence, timeout_ns);
   if (status != GlFences::Status::Signalled)
-    return Error{EIO, status == GlFences::Status::Pending
-                          ? "the GPU did not finish a frame within 5 s"
-                          : "waiting for a frame's fence failed"};
+    return status;
   fences_.release(frame.fence);
   frame.fence = nullptr;
   frame.finished = true;
-  return {};
+  return status;
 }
 
 Result<void> ReadbackRing::wait_oldest() {
-  return settle_oldest(kWaitNs);
+  if (flight_.empty())
+    return Error{EINVAL, "no frame in flight"};
+  if (const GlFences::Status status = settle_oldest(kWaitNs); status != GlFences::Status::Signalled)
+    return wait_error(status);
+  return {};
 }
 
 void ReadbackRing::copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const {
@@ -199,7 +215,8 @@ void ReadbackRing::pop_complete() {
 Result<void> ReadbackRing::copy_oldest(uint8_t *dst, size_t size) {
   const InFlight &frame = flight_.front();
   Result<void> result;
-  if (size < frame.bytes)
+  // A frame into the output has its bytes there already.
+  if (!frame.into_output && size < frame.bytes)
     result = Error{EINVAL, "output of " + std::to_string(size) + " bytes, read-back of " +
                                std::to_string(frame.bytes)};
   else if (!frame.into_output)
@@ -208,15 +225,22 @@ Result<void> ReadbackRing::copy_oldest(uint8_t *dst, size_t size) {
   return result;
 }
 
-Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
-  if (auto settled = settle_oldest(kWaitNs); !settled) {
-    if (!flight_.empty())
-      retire_oldest();
-    return settled;
+Result<bool> ReadbackRing::finish_oldest(uint8_t *dst, size_t size, uint64_t timeout_ns) {
+  if (flight_.empty())
+    return Error{EINVAL, "no frame in flight"};
+  const GlFences::Status status = settle_oldest(timeout_ns);
+  if (status == GlFences::Status::Pending && timeout_ns < kWaitNs)
+    return false;
+  if (status != GlFences::Status::Signalled) {
+    retire_oldest();
+    return wait_error(status);
   }
   const InFlight &frame = flight_.front();
-  if (frame.into_output || frame.pack.mapped || size < frame.bytes)
-    return copy_oldest(dst, size);
+  if (frame.into_output || frame.pack.mapped || size < frame.bytes) {
+    if (auto copied = copy_oldest(dst, size); !copied)
+      return copied.error();
+    return true;
+  }
   const GstGLFuncs *gl = context_->gl_vtable;
   Result<void> result;
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
@@ -230,7 +254,9 @@ Result<void> ReadbackRing::finish_oldest(uint8_t *dst, size_t size) {
   }
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   retire_oldest();
-  return result;
+  if (!result)
+    return result.error();
+  return true;
 }
 
 void ReadbackRing::drop() {

@@ -29,7 +29,9 @@ class ReadbackRing {
   // Made, started and dropped on the GL thread of the context; the calls
   // marked "any thread" need no GL and are made by the one thread that
   // hands this ring's work to the GL thread, between hand-overs.
-  explicit ReadbackRing(GstGLContext *context) : context_(context), fences_(context) {}
+  // `fences`: the kind of fence where the context has both (gl_fence.hpp).
+  ReadbackRing(GstGLContext *context, GlFences::Kind fences)
+      : context_(context), fences_(context, fences) {}
   ~ReadbackRing();  // deletes its buffers and fences: on the GL thread
   ReadbackRing(const ReadbackRing &) = delete;
   ReadbackRing &operator=(const ReadbackRing &) = delete;
@@ -52,6 +54,13 @@ class ReadbackRing {
                           size_t bytes);
   // A frame rendered into the output's own memory: a fence alone.
   Result<void> start_in_place();
+  // Frames are numbered from 0 in the order they start: the number the
+  // next one gets, and whether frame `seq` is done with the GPU (finished,
+  // or completed). What a frame reads (a scratch texture) may be written
+  // again once it is: reused earlier, the GPU, or the driver on the CPU,
+  // would wait for that read.
+  uint64_t next_sequence() const { return next_seq_; }
+  bool done(uint64_t seq) const;
   // Asks, without waiting, which frames the GPU has finished. GL thread, or
   // any thread with fences_any_thread().
   void poll();
@@ -71,13 +80,16 @@ class ReadbackRing {
   void pop_complete();
   // The oldest frame, finished, read into a pack buffer mapped for good:
   // its regions' bytes copied into the same ranges of `dst` (at least
-  // oldest_bytes()), no GL call. Any thread.
+  // oldest_bytes()), no GL call; one whose bytes are in the output already
+  // is forgotten (`dst` unused). Any thread.
   bool oldest_copies_without_gl() const { return flight_.front().pack.mapped != nullptr; }
   Result<void> copy_oldest(uint8_t *dst, size_t size);
-  // Waits for the oldest frame and copies its regions' bytes into `dst` as
-  // copy_oldest() does, mapping its pack buffer where it is not mapped for
-  // good. GL thread.
-  Result<void> finish_oldest(uint8_t *dst, size_t size);
+  // Waits up to `timeout_ns` for the oldest frame; once finished, copies
+  // its regions' bytes into `dst` as copy_oldest() does (mapping its pack
+  // buffer where it is not mapped for good) and forgets it: true. false
+  // where it is still pending (nothing changed: call again); an error (the
+  // frame forgotten) where the wait failed. GL thread.
+  Result<bool> finish_oldest(uint8_t *dst, size_t size, uint64_t timeout_ns);
   // Forgets every frame in flight (a flush), once the GPU has finished
   // them; the buffers are reused. GL thread.
   void drop();
@@ -103,12 +115,14 @@ class ReadbackRing {
     size_t n_regions = 0;
     bool into_output = false;  // start_into, start_in_place: nothing to copy
     bool finished = false;     // its fence was seen signalled (and released)
+    uint64_t seq = 0;
   };
   Result<void> prepare(std::span<const Region> regions, size_t bytes, InFlight &frame) const;
   Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, InFlight &frame);
   Result<void> fence(InFlight &frame);
-  // The oldest frame's fence with `timeout_ns`: finished, or why not.
-  Result<void> settle_oldest(uint64_t timeout_ns);
+  // Waits up to `timeout_ns` for the oldest frame's fence: Signalled
+  // (finished: its fence released), Pending or Failed.
+  GlFences::Status settle_oldest(uint64_t timeout_ns);
   void copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const;
   // The oldest frame goes, its fence released if it still has one; its
   // pack buffer, if its own, back to free_.
@@ -121,6 +135,7 @@ class ReadbackRing {
   unsigned fbo_ = 0;
   std::vector<Pack> free_;
   std::deque<InFlight> flight_;
+  uint64_t next_seq_ = 0;
 };
 
 }  // namespace ef::gst

@@ -4,7 +4,9 @@
 // fragment shader, or with COMPUTE the same code as a compute shader
 // (GLSL 430, ES 310) that stores its texels with imageStore.
 //   SOURCE_DIRECT / SOURCE_SEMI_PLANAR / SOURCE_PLANAR / SOURCE_PACKED_422
-//   LUMA, CHROMA   texture channels of Y and of chroma (SOURCE_PACKED_422)
+//   LUMA, CHROMA   texture channels of Y and of chroma (SOURCE_PACKED_422);
+//                  LUMA_COMPONENT the index of LUMA
+//   ONE_CHANNEL    SOURCE_DIRECT of one channel (GRAY8: R8)
 //   NEAREST        the source pixel under the point instead of bilinear
 //   GATHER         textureGather available (GLSL 400, ES 310)
 //   BPP            bytes a pixel of the output plane: 1, 3 or 4
@@ -13,10 +15,12 @@
 //   FILL           writes the fill colour (borders) instead of sampling
 //   PLANES         a planar output (BPP 1) in one pass: byte p of a pixel's
 //                  bytes goes to draw buffer p, the texture of plane p
-//   TAPS_X, TAPS_Y a downscale's samples per output pixel and axis (absent:
-//                  one); CTAPS_X, CTAPS_Y those of subsampled chroma
-//   TAPS_X_O, TAPS_X_W (and of the other three) the taps' offsets and
-//                  weights, float[8] (gl_layout.hpp tap_weights)
+//   BOX            a box over each output pixel's footprint (gl_layout.hpp
+//                  kBoxFrom) along the source axes where BOX_X, BOX_Y (the
+//                  luma or whole pixels) and BOX_CX, BOX_CY (chroma, in its
+//                  own samples) are not 0: that many steps of two texels,
+//                  a number or u_box's (a count past what is worth
+//                  unrolling)
 //   COMPUTE        a compute shader over the texels of u_origin..u_end,
 //                  writing image units 0 (and 1, 2 with PLANES): RGBA8
 //                  texels only (TEXEL_BYTES 4), whole texels only; with
@@ -130,9 +134,11 @@ vec4 bilinear(sampler2D tex, ivec2 lo, ivec2 hi, vec2 f) {
 }
 #endif
 
-// U and V at a luma point: from an RG8 plane or from two R8 planes.
-vec2 chroma(vec2 luma) {
-  vec2 t = chroma_point(luma) - 0.5;
+#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
+// U and V at a point of the chroma planes (chroma texels, edges at
+// integers): from an RG8 plane or from two R8 planes.
+vec2 chroma_at(vec2 c) {
+  vec2 t = c - 0.5;
   vec2 f = fract(t);
 #ifdef GATHER
   // The 2x2 footprint of this point starts at texel floor(t); the sampler
@@ -154,6 +160,12 @@ vec2 chroma(vec2 luma) {
 #endif
 #endif
 }
+
+// U and V at a luma point.
+vec2 chroma(vec2 luma) {
+  return chroma_at(chroma_point(luma));
+}
+#endif
 
 #if defined(SOURCE_DIRECT)
 vec4 fetch(vec2 centre) {
@@ -186,58 +198,165 @@ vec2 chroma_row(float x, int row) {
   return mix(chroma_sample(a, row), chroma_sample(b, row), c - k);
 }
 
-vec4 fetch(vec2 centre) {
-  vec2 p = luma_point(centre);
-  float x = chroma_point(p).x;
-#ifdef NEAREST
-  vec2 uv = chroma_row(x, int(p.y));
-#else
-  float y = p.y - 0.5;
+// U and V at a point of the chroma samples (x in chroma samples, y in
+// rows, edges at integers), linear between rows.
+vec2 chroma_at(vec2 c) {
+  float y = c.y - 0.5;
   float r = floor(y);
   int top = clamp(int(r), 0, u_packed.x - 1);
   int bottom = clamp(int(r) + 1, 0, u_packed.x - 1);
-  vec2 uv = mix(chroma_row(x, top), chroma_row(x, bottom), y - r);
+  return mix(chroma_row(c.x, top), chroma_row(c.x, bottom), y - r);
+}
+
+vec4 fetch(vec2 centre) {
+  vec2 p = luma_point(centre);
+#ifdef NEAREST
+  vec2 uv = chroma_row(chroma_point(p).x, int(p.y));
+#else
+  vec2 uv = chroma_at(chroma_point(p));
 #endif
   return vec4(plane0(p).LUMA, uv, 1.0);
 }
 #endif
 #endif
 
-#if !defined(FILL) && defined(TAPS_X)
-// A strong reduction: a trapezoid (gl_layout.hpp TapKernel) from TAPS_X x
-// TAPS_Y bilinear samples, spaced evenly over it in output pixels, so that
-// the map turns and scales the footprint with the content; NAME_O and
-// NAME_W hold each axis's tap offsets and weights (kMaxTaps, the rest 0).
-// Constant bounds and arrays: the loops unroll, the weights fold.
-// One sample at an output point: part 0 everything, or luma alone where
-// chroma is subsampled; part 1 that chroma.
-vec4 tap(vec2 centre, int part) {
-#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-  vec2 p = luma_point(centre);
-  return part == 0 ? vec4(plane0(p).r, 0.0, 0.0, 0.0) : vec4(0.0, chroma(p), 0.0);
+#if !defined(FILL) && defined(BOX)
+// A strong reduction: the mean of the source over the output pixel's
+// footprint, a rectangle along the source's axes (the map turns it with the
+// content), its edges cutting texels, which weigh what it covers of them.
+// Texels two by two along each axis, a 2x2 block a step (pair_sum). An
+// axis without a box (count 0) takes one bilinear sample at the
+// footprint's centre.
+uniform vec2 u_half;   // half the footprint in source pixels, along source x and y
+uniform vec4 u_edges;  // the crop's edges in source pixels: x0, y0, x1, y1
+uniform ivec4 u_box;   // the counts BOX_* name here: luma x, y, chroma x, y
+
+// Sample t of an axis of n: texels k and k + 1 (texels, edges at
+// integers) and their weights, (k, a, b). A box [r.x, r.y) takes texels
+// floor(r.x) + 2t and the next, weighed by what it covers of them; no box
+// (n = 0), the two around the point r.x, linearly.
+vec3 axis_sample(vec2 r, int n, int t) {
+  if (n == 0) {
+    float k = floor(r.x - 0.5);
+    float f = r.x - 0.5 - k;
+    return vec3(k, 1.0 - f, f);
+  }
+  float k = floor(r.x) + float(2 * t);
+  float a = clamp(min(r.y, k + 1.0) - max(r.x, k), 0.0, 1.0);
+  float b = clamp(min(r.y, k + 2.0) - max(r.x, k + 1.0), 0.0, 1.0);
+  return vec3(k, a, b);
+}
+
+// The point between an axis sample's two texels that a bilinear fetch
+// weighs as the sample does, and their weight together.
+vec2 bilinear_point(vec3 s) {
+  float w = s.y + s.z;
+  return vec2(s.x + 0.5 + (w > 0.0 ? s.z / w : 0.0), w);
+}
+
+// The weights of a 2x2 block of texels as textureGather orders them: (k,
+// l + 1), (k + 1, l + 1), (k + 1, l), (k, l).
+vec4 gather_weights(vec3 sx, vec3 sy) {
+  return vec4(sx.y * sy.z, sx.z * sy.z, sx.z * sy.y, sx.y * sy.y);
+}
+
+// The weighted sum of the 2x2 texels of samples sx, sy: part 0 of the
+// source (whole pixels, or luma where chroma is apart) in plane 0, part 1
+// (chroma, in y and z) in the chroma samples. A bilinear fetch weighs two
+// texels as a sample does (up to the sampler's precision: llvmpipe rounds
+// each step of its filter to 8 bits, a bias of up to half a level); a
+// single-channel plane, where gathers are, is summed exactly from a gather.
+vec4 pair_sum(vec3 sx, vec3 sy, int part) {
+  vec2 x = bilinear_point(sx), y = bilinear_point(sy);
+  vec2 p = vec2(x.x, y.x);
+  float w = x.y * y.y;
+#if defined(SOURCE_DIRECT) && defined(GATHER) && defined(ONE_CHANNEL)
+  vec2 g = vec2(sx.x + 1.0, sy.x + 1.0) * u_inv_size0;
+  return vec4(dot(textureGather(u_tex0, g, 0), gather_weights(sx, sy)), 0.0, 0.0, w);
+#elif defined(SOURCE_DIRECT)
+  return w * plane0(p);
+#elif defined(SOURCE_PACKED_422)
+  if (part != 0)
+    return w * vec4(0.0, chroma_at(p), 0.0);
+#ifdef GATHER
+  vec2 g = vec2(sx.x + 1.0, sy.x + 1.0) / vec2(float(packed_width()), float(u_packed.x));
+  return vec4(dot(textureGather(u_tex0, g, LUMA_COMPONENT), gather_weights(sx, sy)), 0.0, 0.0,
+              0.0);
 #else
-  return fetch(centre);
+  return w * vec4(plane0(p).LUMA, 0.0, 0.0, 0.0);
+#endif
+#else
+  if (part == 0) {
+#ifdef GATHER
+    vec2 g = vec2(sx.x + 1.0, sy.x + 1.0) * u_inv_size0;
+    return vec4(dot(textureGather(u_tex0, g, 0), gather_weights(sx, sy)), 0.0, 0.0, 0.0);
+#else
+    return w * vec4(plane0(p).r, 0.0, 0.0, 0.0);
+#endif
+  }
+#ifdef GATHER
+  vec2 g = vec2(sx.x + 1.0, sy.x + 1.0) * u_inv_size1;
+  vec4 gw = gather_weights(sx, sy);
+#if defined(SOURCE_SEMI_PLANAR)
+  return vec4(0.0, dot(textureGather(u_tex1, g, 0), gw), dot(textureGather(u_tex1, g, 1), gw), 0.0);
+#else
+  return vec4(0.0, dot(textureGather(u_tex1, g, 0), gw), dot(textureGather(u_tex2, g, 0), gw), 0.0);
+#endif
+#else
+  // The sampler's own bilinear fetch: one for both of an RG8 plane.
+  vec2 t = p * u_inv_size1;
+#if defined(SOURCE_SEMI_PLANAR)
+  return w * vec4(0.0, textureLod(u_tex1, t, 0.0).rg, 0.0);
+#else
+  return w * vec4(0.0, textureLod(u_tex1, t, 0.0).r, textureLod(u_tex2, t, 0.0).r, 0.0);
+#endif
+#endif
 #endif
 }
 
-vec4 trapezoid_sum(vec2 centre, int nx, int ny, float ox[8], float wx[8], float oy[8], float wy[8],
-                   int part) {
+// The weighted mean of nx x ny samples over rx x ry. Summed a row at a
+// time: a float sum of half a million like terms (a 1080p frame into one
+// pixel) rounds each addition the same way, half a level off in the end.
+vec4 box_mean(vec2 rx, vec2 ry, int nx, int ny, int part) {
   vec4 sum = vec4(0.0);
-  for (int j = 0; j < ny; ++j)
-    for (int i = 0; i < nx; ++i)
-      sum += wx[i] * wy[j] * tap(centre + vec2(ox[i], oy[j]), part);
-  return sum;
+  float total = 0.0;
+  for (int j = 0; j < max(ny, 1); ++j) {
+    vec3 sy = axis_sample(ry, ny, j);
+    vec4 row = vec4(0.0);
+    float weight = 0.0;
+    for (int i = 0; i < max(nx, 1); ++i) {
+      vec3 sx = axis_sample(rx, nx, i);
+      row += pair_sum(sx, sy, part);
+      weight += sx.y + sx.z;
+    }
+    sum += row;
+    total += weight * (sy.y + sy.z);
+  }
+  return sum / max(total, 1e-30);
 }
 
-// Subsampled chroma spans fewer of its own samples under the footprint:
-// CTAPS_X x CTAPS_Y samples of it, of which each costs four texels.
+// Along each axis: the box [lo, hi), or the point p.
+vec2 axis_range(float lo, float hi, float p, int n) {
+  return n == 0 ? vec2(p) : vec2(lo, hi);
+}
+
 vec4 filtered(vec2 centre) {
-#if defined(SOURCE_SEMI_PLANAR) || defined(SOURCE_PLANAR)
-  float y = trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0).x;
-  vec2 uv = trapezoid_sum(centre, CTAPS_X, CTAPS_Y, CTAPS_X_O, CTAPS_X_W, CTAPS_Y_O, CTAPS_Y_W, 1).yz;
-  return vec4(y, uv, 1.0);
+  vec2 c = u_map_x * centre.x + u_map_y * centre.y + u_map_o;
+  vec2 lo = max(c - u_half, u_edges.xy);
+  vec2 hi = min(c + u_half, u_edges.zw);
+  vec2 p = luma_point(centre);
+  vec4 s = box_mean(axis_range(lo.x, hi.x, p.x, BOX_X), axis_range(lo.y, hi.y, p.y, BOX_Y), BOX_X,
+                    BOX_Y, 0);
+#if defined(SOURCE_DIRECT)
+  return s;
 #else
-  return trapezoid_sum(centre, TAPS_X, TAPS_Y, TAPS_X_O, TAPS_X_W, TAPS_Y_O, TAPS_Y_W, 0);
+  // Chroma over the same footprint in its own samples; beyond its last
+  // sample (a cosited plane's edge) the edge sample stands, as a clamped
+  // fetch gives it.
+  vec2 clo = chroma_point(lo), chi = chroma_point(hi), cp = chroma_point(p);
+  vec4 uv = box_mean(axis_range(clo.x, chi.x, cp.x, BOX_CX), axis_range(clo.y, chi.y, cp.y, BOX_CY),
+                     BOX_CX, BOX_CY, 1);
+  return vec4(s.x, uv.yz, 1.0);
 #endif
 }
 #endif
@@ -247,7 +366,7 @@ vec4 filtered(vec2 centre) {
 vec4 pixel_bytes(vec2 px) {
 #ifdef FILL
   vec4 s = vec4(0.0);
-#elif defined(TAPS_X)
+#elif defined(BOX)
   vec4 s = filtered(px + 0.5);
 #else
   vec4 s = fetch(px + 0.5);

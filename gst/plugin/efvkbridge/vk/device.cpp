@@ -4,8 +4,10 @@
 #include <gst/gst.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <string>
 #include <vector>
 
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_vk_bridge_debug);
@@ -104,7 +106,27 @@ Result<void> check_handles(VkInstance instance, VkPhysicalDevice physical,
   return {};
 }
 
+// "0: llvmpipe (LLVM 15.0.6, 256 bits), device-uuid 6d65...; 1: ...": what
+// device-index and device-uuid may name.
+std::string describe_devices(const std::vector<VkPhysicalDevice> &devices) {
+  std::string text;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::string name;
+    const DeviceUuid uuid = uuid_of(devices[i], &name);
+    text += (i ? "; " : "") + std::to_string(i) + ": " + name + ", device-uuid " +
+            device_uuid_text(uuid);
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string device_uuid_text(const DeviceUuid &uuid) {
+  char text[33];
+  for (size_t i = 0; i < uuid.size(); ++i)
+    std::snprintf(text + 2 * i, 3, "%02x", uuid[i]);
+  return text;
+}
 
 std::shared_ptr<Device> Device::find(uint64_t serial) {
   Registry &r = registry();
@@ -213,9 +235,11 @@ Result<std::shared_ptr<Device>> Device::create(const DeviceChoice &choice) {
       d->physical_ = devices[i];
   }
   if (!d->physical_)
-    return Error{ENODEV, choice.uuid ? "no Vulkan device has the requested device-uuid"
-                                     : "device-index " + std::to_string(choice.index) +
-                                           " is out of range (" + std::to_string(n) + " devices)"};
+    return Error{
+        ENODEV,
+        (choice.uuid ? "no Vulkan device has device-uuid " + device_uuid_text(*choice.uuid)
+                     : "device-index " + std::to_string(choice.index) + " is out of range") +
+            "; present: " + describe_devices(devices)};
   auto family = transfer_queue_family(d->physical_);
   if (!family)
     return Error{ENODEV, "the Vulkan device has no graphics or compute queue"};

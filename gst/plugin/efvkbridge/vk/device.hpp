@@ -122,4 +122,7 @@ class Device {
 const char *result_text(VkResult r);
 Error vk_error(const std::string &what, VkResult r);
 
+// 32 hex digits of a device UUID, as the device-uuid property reads.
+std::string device_uuid_text(const DeviceUuid &uuid);
+
 }  // namespace ef::vk

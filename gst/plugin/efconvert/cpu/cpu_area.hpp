@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Resampling by the exact footprint: each output sample the mean of the
+// source over the rectangle the output pixel covers, every source sample
+// holding its area (chroma sited as the caps say), the samples an edge cuts
+// weighed by the part it covers; along an axis that enlarges in a plane
+// that no axis reduces by 2, linear interpolation between the samples'
+// sites instead. Weights are integers, so every output is the exactly
+// rounded mean, whatever the ratio. For what libyuv's box cannot do: edges
+// inside a sample (libyuv takes whole source pixels at each edge, 10 levels
+// off on colour steps at 9.7 x 14.1), one-pixel sides (libyuv filters the
+// other axis bilinearly, from two rows of 240), boxes beyond 256 pixels
+// (libyuv's 16-bit reciprocal darkens them) and sited chroma (libyuv takes
+// every sample as centred). Samples are bytes, or 16-bit words (a deep
+// image's planes, cpu_deep.hpp), which take the same footprints.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "cpu_pool.hpp"
+
+namespace ef::gst::cpu {
+
+// How one axis of a source plane maps onto the output: the output's `out`
+// pixels share `span` pixels of the source's luma equally, and the plane
+// has `samples` samples along it, each covering `sub` (1 or 2) of them.
+// `site`: where a sample sits on the pixels it covers: 0 between them
+// (centred), +1 on the first (cosited), -1 on the last (a cosited axis
+// turned or flipped). `area`: the footprint mean, else linear interpolation.
+struct Axis {
+  int samples = 0, out = 0, span = 0;
+  int sub = 1, site = 0;
+  bool area = true;
+};
+
+// An axis of a plane that is not subsampled: `samples` pixels to `out`.
+inline Axis plain_axis(int samples, int out) {
+  return {samples, out, samples};
+}
+
+// Samples per output pixel, in the plane's own samples, at least `ratio`.
+inline bool reduces_by(const Axis &a, int ratio) {
+  return int64_t(a.span) >= int64_t(ratio) * a.sub * a.out;
+}
+
+// Where the output goes: channel c of output pixel (x, y) at
+// data[c] + y * stride[c] + x * step samples (bytes, or words: strides are
+// in bytes whatever the sample).
+struct Outputs {
+  std::array<uint8_t *, 4> data{};
+  std::array<int, 4> stride{};
+  int step = 1;
+};
+
+// One axis's weights (cpu_area.cpp).
+struct Taps {
+  int32_t *first = nullptr;     // each output's first sample
+  uint32_t *weights = nullptr;  // output i's n at [i * n, (i + 1) * n), zero-padded
+  int outputs = 0;
+  int n = 0;
+  uint32_t total = 0;  // every output's weights sum to it
+};
+
+// A plane's resampling, planned on the calling thread once a frame: the
+// weights of every output row and column and each slot's scratch, all from
+// `arena` (valid until its reset). rows() then runs on any thread, one slot
+// per thread at a time: the bands of a frame, or the planes of one.
+class Resampler {
+ public:
+  // `channels` (1, 2 or 4) interleaved bytes a sample; with `words`, one
+  // channel of 16-bit samples (source and output).
+  Resampler(const Axis &x, const Axis &y, int channels, unsigned slots, Arena &arena,
+            bool words = false);
+
+  // Output rows [r0, r1) of `src` into `dst`. Each row is the same bytes
+  // whatever the range and slot.
+  void rows(const uint8_t *src, int stride, const Outputs &dst, unsigned slot, int r0,
+            int r1) const;
+
+ private:
+  template <typename In, typename Col>
+  void run(const uint8_t *src, int stride, const Outputs &dst, Col *col, unsigned slot, int r0,
+           int r1) const;
+
+  Taps x_, y_;
+  int channels_ = 1;
+  bool words_ = false;  // 16-bit samples
+  int bytes_ = 0;       // of a source row: samples times channels (words: samples)
+  size_t room_ = 0;     // column sums a slot holds (past bytes_: zeros the taps may read)
+  // Whether column sums fit the narrower of their two types: 255 times the
+  // vertical total 16 bits (bytes), 65535 times it 32 (words).
+  bool narrow_ = false;
+  uint64_t total_ = 0;
+  // Where every sum fits 31 bits and the CPU has AVX2: eight outputs a
+  // vector, from two vectors of column sums permuted (few taps), else along
+  // each output's taps (`lanes`: its weights per channel, `vectors` of 8).
+  bool vector_ = false, permuted_ = false;
+  int32_t *base_ = nullptr;                              // permuted: each vector's first column sum
+  uint32_t *index_ = nullptr, *lane_weights_ = nullptr;  // permuted: per vector and tap
+  int vectors_ = 0;
+  uint8_t *scratch_ = nullptr;  // slot k's column sums, sums and bytes
+  size_t slot_bytes_ = 0;
+};
+
+}  // namespace ef::gst::cpu
