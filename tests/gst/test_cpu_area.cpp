@@ -3,16 +3,16 @@
 // cpu_area's exact footprint (and linear interpolation) against the mean
 // computed in double from the footprint's definition, for seeded random
 // ratios, sites and channel counts, its 32-bit and 64-bit sums, and in
-// bands; the box kernels of 3 and 1.5 (centred and cosited) and the 2x
-// kernel against cpu_area, byte for byte, at widths that end in each of
-// their vector paths.
-// The standard headers (and ours, which include them) come first: Check's
-// fail() macro breaks <ios>.
+// bands, over bytes and over 16-bit words (a deep image's planes); the box kernels of 3 and 1.5
+// (centred and cosited) and the 2x kernel against cpu_area, byte for byte, at widths that end in
+// each of their vector paths. The standard headers (and ours, which include them) come first:
+// Check's fail() macro breaks <ios>.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,35 +27,52 @@ using namespace ef::gst::cpu;
 
 namespace {
 
-// A plane of random bytes, `channels` a sample, rows padded.
+// A sample of `depth` bytes (1, or 2: a 16-bit word) at `p`.
+int sample_at(const uint8_t *p, int depth) {
+  if (depth == 1)
+    return *p;
+  uint16_t word;
+  std::memcpy(&word, p, sizeof(word));
+  return word;
+}
+
+// A plane of random samples of `depth` bytes, `channels` a pixel, rows
+// padded. `fill`: every sample that value instead.
 struct Source {
-  Source(int w, int h, int channels, unsigned seed)
-      : w(w), h(h), channels(channels), stride(w * channels + 5) {
+  Source(int w, int h, int channels, unsigned seed, int depth = 1, int fill = -1)
+      : w(w), h(h), channels(channels), depth(depth), stride((w * channels + 5) * depth) {
     bytes.resize(size_t(stride) * h);
     std::srand(seed);
-    for (uint8_t &b : bytes)
-      b = uint8_t(std::rand() >> 7);
+    for (size_t k = 0; k < bytes.size(); k += size_t(depth)) {
+      const int v = fill >= 0 ? fill : std::rand() >> 7;
+      bytes[k] = uint8_t(v);
+      if (depth == 2)
+        bytes[k + 1] = uint8_t(v >> 8);
+    }
   }
   int at(int x, int y, int c) const {
-    return bytes[size_t(y) * stride + size_t(x) * channels + size_t(c)];
+    return sample_at(&bytes[size_t(y) * stride + (size_t(x) * channels + size_t(c)) * depth],
+                     depth);
   }
-  int w, h, channels, stride;
+  int w, h, channels, depth, stride;
   std::vector<uint8_t> bytes;
 };
 
-// Planes of output, one a channel.
+// Planes of output, one a channel, samples of `depth` bytes.
 struct Planes {
-  Planes(int w, int h, int channels) : w(w), h(h), channels(channels) {
-    bytes.assign(size_t(w) * h * channels, 0);
+  Planes(int w, int h, int channels, int depth = 1) : w(w), h(h), channels(channels), depth(depth) {
+    bytes.assign(size_t(w) * h * channels * depth, 0);
   }
   Outputs outputs() {
     Outputs o;
     for (int c = 0; c < channels; ++c)
-      o.data[size_t(c)] = bytes.data() + size_t(c) * w * h, o.stride[size_t(c)] = w;
+      o.data[size_t(c)] = bytes.data() + size_t(c) * w * h * depth, o.stride[size_t(c)] = w * depth;
     return o;
   }
-  int at(int x, int y, int c) const { return bytes[(size_t(c) * h + y) * w + x]; }
-  int w, h, channels;
+  int at(int x, int y, int c) const {
+    return sample_at(&bytes[((size_t(c) * h + y) * w + x) * depth], depth);
+  }
+  int w, h, channels, depth;
   std::vector<uint8_t> bytes;
 };
 
@@ -98,9 +115,9 @@ double mean(const Source &src, const Axis &x, const Axis &y, int i, int j, int c
 }
 
 Planes resample(const Source &src, const Axis &x, const Axis &y, int bands = 1) {
-  Planes out(x.out, y.out, src.channels);
+  Planes out(x.out, y.out, src.channels, src.depth);
   Arena arena;
-  const Resampler r(x, y, src.channels, unsigned(bands), arena);
+  const Resampler r(x, y, src.channels, unsigned(bands), arena, src.depth == 2);
   const Outputs o = out.outputs();
   for (int b = 0; b < bands; ++b)
     r.rows(src.bytes.data(), src.stride, o, unsigned(b), y.out * b / bands,
@@ -166,12 +183,44 @@ GST_START_TEST(test_against_definition) {
 }
 GST_END_TEST;
 
+// 16-bit words (a deep image's planes, one channel): the same footprints,
+// their column sums in 32 bits or 64.
+GST_START_TEST(test_words_against_definition) {
+  std::srand(23);
+  int cases = 0;
+  for (int round = 0; round < 300; ++round) {
+    const Axis x = random_axis(70), y = random_axis(40);
+    const Source src(x.samples, y.samples, 1, unsigned(round) + 1000, 2);
+    const std::string what = "words, x: " + describe(x) + ", y: " + describe(y);
+    const Planes ours = resample(src, x, y);
+    check_definition(src, x, y, ours, what);
+    if (y.out >= 3)
+      fail_unless(resample(src, x, y, 3).bytes == ours.bytes, "%s: bands differ", what.c_str());
+    ++cases;
+  }
+  std::printf("cpu_area over 16-bit words: %d random geometries exact\n", cases);
+}
+GST_END_TEST;
+
 // Footprints whose weights multiply past 2^31 (summed in 64 bits) and
-// column sums past 16 bits: a whole 3001 x 2999 plane into 2 x 3.
+// column sums past 16 bits: a whole 3001 x 2999 plane into 2 x 3; words
+// the same, and their column sums past 32 bits, the largest word kept.
 GST_START_TEST(test_wide_sums) {
   const Axis x = plain_axis(3001, 2), y = plain_axis(2999, 3);
   const Source src(3001, 2999, 1, 3);
   check_definition(src, x, y, resample(src, x, y), "3001x2999 to 2x3");
+  const Source words(3001, 2999, 1, 5, 2);
+  check_definition(words, x, y, resample(words, x, y), "words, 3001x2999 to 2x3");
+  // 70001 rows in 3 weigh up to 70001 each: words' column sums in 64 bits
+  // (beyond the CPU path's size limit; the resampler takes it).
+  const Axis tall = plain_axis(70001, 3);
+  for (int fill : {-1, 65535}) {
+    const Source column(5, 70001, 1, 7, 2, fill);
+    const Planes out = resample(column, plain_axis(5, 2), tall);
+    check_definition(column, plain_axis(5, 2), tall, out, "words, 5x70001 to 2x3");
+    for (int j = 0; fill >= 0 && j < 3; ++j)
+      fail_unless(out.at(0, j, 0) == fill, "%d everywhere came out %d", fill, out.at(0, j, 0));
+  }
 }
 GST_END_TEST;
 
@@ -236,6 +285,7 @@ static Suite *cpu_area_suite() {
   TCase *tc = tcase_create("general");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_against_definition);
+  tcase_add_test(tc, test_words_against_definition);
   tcase_add_test(tc, test_wide_sums);
   tcase_add_test(tc, test_boxes_are_areas);
   tcase_add_test(tc, test_up2_is_linear);
