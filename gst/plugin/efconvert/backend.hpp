@@ -97,13 +97,15 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const O
                                                  uint32_t cache_capacity, unsigned n_threads);
 
 #ifdef EF_HAVE_GSTGL
-// EINVAL when the GL converter cannot do in -> out. `element` names the
-// element in log lines.
-// `compute`: the pass as a compute shader where the context has them.
+// EINVAL when the GL converter cannot do in -> out; ENOTSUP for a tensor
+// where the context has no compute shaders. `element` names the element in
+// log lines.
+// `compute`: the pass as a compute shader where the context has them
+// (tensors always are).
 // `hardware`: a GPU (not a software rasterizer), which imports no memfd.
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
-                                                        const GstVideoInfo &out,
+                                                        const OutputSpec &out,
                                                         uint32_t cache_capacity, bool compute,
                                                         bool hardware);
 #endif

@@ -32,6 +32,9 @@
 #include "convert_state.hpp"
 #include "frame_plan.hpp"
 #include "output_pool.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "gl/gl_tensor_pool.hpp"
+#endif
 #include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
@@ -337,8 +340,28 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  if (const TensorSpec *tensor = state_of(trans).out.tensor())
-    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size());
+  ConvertState &s = state_of(trans);
+  ObjectPtr<GstAllocator> preferred;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.backend)
+      preferred.reset(s.backend->output_allocator());
+  }
+  if (const TensorSpec *tensor = s.out.tensor()) {
+#ifdef EF_HAVE_GSTGL
+    if (caps && is_gl_caps(caps)) {  // GL buffers, which stay on the GPU
+      auto context = s.gl.ensure(GST_ELEMENT(trans));
+      if (!context) {
+        GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()),
+                          (nullptr));
+        return FALSE;
+      }
+      return decide_gl_tensor_pool(GST_ELEMENT(trans), *context, query, caps, tensor->size());
+    }
+#endif
+    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size(), readback_depth(s),
+                              preferred.get());
+  }
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
@@ -353,13 +376,6 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
     return decide_gl_output_pool(GST_ELEMENT(trans), *context, query, caps, parsed->info);
   }
 #endif
-  ConvertState &s = state_of(trans);
-  ObjectPtr<GstAllocator> preferred;
-  {
-    std::lock_guard lock(s.lock);
-    if (s.backend)
-      preferred.reset(s.backend->output_allocator());
-  }
   return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed, readback_depth(s),
                             preferred.get());
 }

@@ -35,6 +35,7 @@
 #include "common/gst_ptr.hpp"
 #include "gl_pack_memory.hpp"
 #include "gl_readback.hpp"
+#include "gl_tensor_output.hpp"
 #include "gl_texture_storage.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -162,14 +163,15 @@ using PlaneImports = std::vector<EglImport>;
 class GlBackend : public ConvertBackend {
  public:
   GlBackend(GstElement *element, GstGLContext *context, const GstVideoInfo &in,
-            const GstVideoInfo &out, std::unique_ptr<GlConverter> converter,
-            uint32_t cache_capacity, bool hardware)
+            const GstVideoInfo &out, std::optional<TensorSpec> tensor,
+            std::unique_ptr<GlConverter> converter, uint32_t cache_capacity, bool hardware)
       : element_(element),
         hardware_(hardware),
         context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
         texture_in_(gl::texture_info(in)),
+        tensor_spec_(tensor),
         converter_(std::move(converter)),
         src_cache_(cache_capacity),
         dst_cache_(cache_capacity),
@@ -184,6 +186,7 @@ class GlBackend : public ConvertBackend {
     dst_cache_.clear();
     uploader_.reset();
     on_gl_thread([this](GstGLContext *ctx) {
+      tensor_.reset();
       readback_.reset();
       timer_.reset();
       readback_timer_.reset();
@@ -196,7 +199,7 @@ class GlBackend : public ConvertBackend {
 
   const char *name() const override { return "gl"; }
   const char *gl_shader() const override {
-    return converter_->stage() == PassStage::Compute ? "compute" : "fragment";
+    return converter_->stage() == PassStage::Compute || tensor_spec_ ? "compute" : "fragment";
   }
 
   // A GPU imports no memfd, so into plain memory it reads back: into pack
@@ -380,6 +383,8 @@ class GlBackend : public ConvertBackend {
       return got;
     if (!readback_)
       readback_ = std::make_unique<ReadbackRing>(ctx);
+    if (tensor_spec_)
+      return render_tensor(ctx, src, out, params);
     if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
       return render_texture(ctx, src, out, params);
     ByteTarget target;
@@ -602,6 +607,36 @@ class GlBackend : public ConvertBackend {
     return result;
   }
 
+  // A tensor (gl_tensor_output.hpp): the pass into the output's GL buffer,
+  // or into scratch or a pack buffer, then the GPU's copy (timed as the
+  // read-back) or a fence for the ring. A GL-buffer output stays on the
+  // GPU: fenced for a consumer on another context that asked for
+  // GstGLSyncMeta, and submitted now.
+  Result<void> render_tensor(GstGLContext *ctx, const SourceTextures &src, GstBuffer *out,
+                             const ConvertParams &params) {
+    if (!tensor_)
+      tensor_ = std::make_unique<GlTensorOutput>(ctx, *tensor_spec_, hardware_);
+    auto target = tensor_->begin(out, *readback_);
+    Result<void> result = target ? Result<void>() : Result<void>(target.error());
+    if (result)
+      result = timed_pass(ctx, [&] { return converter_->render_tensor(src.ids, *target, params); });
+    if (result && tensor_->copies()) {
+      GpuTimer &copy = timer(ctx, readback_timer_);
+      copy.begin();
+      result = tensor_->deliver(*readback_);
+      copy.end();
+      copy.collect(false);
+    } else if (result) {
+      result = tensor_->deliver(*readback_);
+    }
+    tensor_->end();
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(out); sync && result)
+      gst_gl_sync_meta_set_sync_point(sync, context_);
+    ctx->gl_vtable->Flush();
+    readback_->poll();
+    return result;
+  }
+
   // `count` textures of width() x `rows` texels. The texel format follows
   // from the stride, so stride, rows and count key them. GL thread.
   bool ensure_scratch(GstGLContext *ctx, const ByteTarget &t, guint count, guint rows) {
@@ -635,6 +670,8 @@ class GlBackend : public ConvertBackend {
   GstGLContext *context_;
   GstVideoInfo in_, out_;
   GstVideoInfo texture_in_;  // the source textures we make (texture_info)
+  std::optional<TensorSpec> tensor_spec_;   // a tensor output, else an image (out_)
+  std::unique_ptr<GlTensorOutput> tensor_;  // made and used on the GL thread
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;
@@ -664,11 +701,12 @@ class GlBackend : public ConvertBackend {
 
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
-                                                        const GstVideoInfo &out,
+                                                        const OutputSpec &out,
                                                         uint32_t cache_capacity, bool compute,
                                                         bool hardware) {
   struct Create {
-    const GstVideoInfo *in, *out;
+    const GstVideoInfo *in;
+    const OutputSpec *out;
     bool compute;
     std::optional<Result<std::unique_ptr<GlConverter>>> result;
   } create{&in, &out, compute, std::nullopt};
@@ -676,8 +714,11 @@ Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, Gst
       context,
       [](GstGLContext *ctx, gpointer data) {
         auto *c = static_cast<Create *>(data);
-        c->result = GlConverter::create(ctx, *c->in, *c->out,
-                                        c->compute ? PassStage::Compute : PassStage::Fragment);
+        if (const TensorSpec *tensor = c->out->tensor())
+          c->result = GlConverter::create_tensor(ctx, *c->in, *tensor);
+        else
+          c->result = GlConverter::create(ctx, *c->in, *c->out->image(),
+                                          c->compute ? PassStage::Compute : PassStage::Fragment);
       },
       &create);
   if (!*create.result)
@@ -686,8 +727,17 @@ Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, Gst
     GST_INFO_OBJECT(element,
                     "the GL context has no compute shaders (GL 4.3, GLES 3.1): "
                     "the pass is a fragment shader");
-  return std::unique_ptr<ConvertBackend>(std::make_unique<GlBackend>(
-      element, context, in, out, std::move(*create.result).value(), cache_capacity, hardware));
+  GstVideoInfo image;
+  if (const GstVideoInfo *info = out.image())
+    image = *info;
+  else
+    gst_video_info_set_format(&image, GST_VIDEO_FORMAT_RGB, guint(out.width()),
+                              guint(out.height()));
+  const std::optional<TensorSpec> tensor =
+      out.tensor() ? std::optional<TensorSpec>(*out.tensor()) : std::nullopt;
+  return std::unique_ptr<ConvertBackend>(
+      std::make_unique<GlBackend>(element, context, in, image, tensor,
+                                  std::move(*create.result).value(), cache_capacity, hardware));
 }
 
 }  // namespace ef::gst
