@@ -51,6 +51,19 @@ GstBuffer *zone_plate_frame(const GstVideoInfo &info) {
   return out;
 }
 
+GstBuffer *zone_plate_memfd(const GstVideoInfo &info) {
+  GstBuffer *source = zone_plate_frame(info);
+  GstBuffer *frame = memfd_frame(info, 0);
+  GstMapInfo from, to;
+  fail_unless(gst_buffer_map(source, &from, GST_MAP_READ));
+  fail_unless(gst_buffer_map(frame, &to, GST_MAP_WRITE));
+  std::memcpy(to.data, from.data, std::min(from.size, to.size));
+  gst_buffer_unmap(frame, &to);
+  gst_buffer_unmap(source, &from);
+  gst_buffer_unref(source);
+  return frame;
+}
+
 std::string caps_text(const GstVideoInfo &info) {
   GstCaps *caps = caps_for(info);
   gchar *text = gst_caps_to_string(caps);

@@ -22,6 +22,9 @@ GstVideoInfo video_info(GstVideoFormat format, guint w, guint h);
 // GstVideoConverter into `info`'s format.
 GstBuffer *zone_plate_frame(const GstVideoInfo &info);
 
+// The same in a memfd (which a GL backend imports).
+GstBuffer *zone_plate_memfd(const GstVideoInfo &info);
+
 // Caps of `info` as a string.
 std::string caps_text(const GstVideoInfo &info);
 

@@ -441,6 +441,14 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
   ConvertParams plan;
   if (GstFlowReturn ret = convert_frame(self, frame, tensor, settings, plan); ret != GST_FLOW_OK)
     return ret;
+  // The tensor rides on the frame: its read-back (GL) completes before
+  // the frame goes, which the backend holds until then.
+  s.held.set_last_in_flight(false);
+  while (s.backend->in_flight() > 0)
+    if (auto done = s.backend->complete_oldest(); !done)
+      return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                          "Read-back failed: " + done.error().message,
+                          std::string("backend ") + s.backend->name());
   describe_output(tensor, plan);
   add_tensor_meta(tensor, *spec, settings.tensor.id);
   attach_tensor(frame, tensor, *spec, settings.tensor.id);

@@ -386,7 +386,9 @@ uniform vec4 u_fill_levels;   // the border's 8-bit levels, tensor channel order
 uniform int u_plane_words;    // words from one channel's plane to the next
 
 // The 8-bit levels of pixel p (row order) in the tensor's channel order,
-// rounded as an RGBA8 store rounds: to nearest.
+// rounded as an RGBA8 store rounds them: to nearest, half to even (llvmpipe;
+// GL leaves the tie to the implementation). Ties are common: a bilinear
+// sample halfway between two bytes is one.
 uvec3 levels(int p) {
   ivec2 xy = ivec2(p % u_size.x, p / u_size.x);
   vec4 v;
@@ -394,7 +396,7 @@ uvec3 levels(int p) {
     v = clamp(pixel_bytes(vec2(xy)), 0.0, 1.0) * 255.0;
   else
     v = u_fill_levels;
-  return uvec3(v.xyz + 0.5);
+  return uvec3(roundEven(v.xyz));
 }
 
 // Values of TENSOR_BYTES bytes, lowest first, into one word.
