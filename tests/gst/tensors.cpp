@@ -98,8 +98,8 @@ std::vector<TensorCase> shapes_of(const GstVideoInfo &in, guint w, guint h, bool
                                   const std::string &type) {
   std::vector<TensorCase> cases;
   for (int shape = 0; shape < 5; ++shape)
-    cases.push_back({in, w, h, letterbox, type, shape == 2 || shape == 3,
-                     shape == 1 || shape == 3, shape == 4});
+    cases.push_back({in, w, h, letterbox, type, shape == 2 || shape == 3, shape == 1 || shape == 3,
+                     shape == 4});
   return cases;
 }
 

@@ -96,8 +96,8 @@ GST_START_TEST(test_gl_table_is_the_shader) {
   // Tensors: every element type the compute pass lays out in whole words
   // (gl_tensor_words), in plain memory and as GL buffers, from what the
   // shader reads, and only where the context computes.
-  for (TensorType type : {TensorType::Uint8, TensorType::Int8, TensorType::Float16,
-                          TensorType::Float32}) {
+  for (TensorType type :
+       {TensorType::Uint8, TensorType::Int8, TensorType::Float16, TensorType::Float32}) {
     TensorSpec spec;
     spec.type = type;
     spec.width = 5;

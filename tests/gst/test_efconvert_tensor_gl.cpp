@@ -66,8 +66,8 @@ struct Levels {
 Levels image_levels(const std::string &element, const TensorCase &c, GstBuffer *frame) {
   const GstVideoInfo image =
       video_info(c.gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, c.w, c.h);
-  GstBuffer *out = convert_one(element + letterbox_props(c), caps_text(c.in), caps_text(image),
-                               frame);
+  GstBuffer *out =
+      convert_one(element + letterbox_props(c), caps_text(c.in), caps_text(image), frame);
   GstVideoFrame f;
   GstVideoInfo info = image;
   fail_unless(gst_video_frame_map(&f, &info, out, GST_MAP_READ));
@@ -90,8 +90,8 @@ Levels tensor_levels(const TensorCase &c, GstBuffer *frame) {
   levels.type = "uint8";
   levels.nchw = false;
   levels.bgr = false;
-  GstBuffer *out = convert_one(kGl + letterbox_props(levels), caps_text(c.in),
-                               tensor_caps(levels), frame);
+  GstBuffer *out =
+      convert_one(kGl + letterbox_props(levels), caps_text(c.in), tensor_caps(levels), frame);
   Levels l{bytes_of(out), c.gray ? 1u : 3u, c.w};
   gst_buffer_unref(out);
   return l;
@@ -108,8 +108,9 @@ double psnr_levels(const TensorCase &c, const TensorNormCase &n, const std::vect
     for (guint x = 0; x < c.w; ++x)
       for (guint k = 0; k < channels; ++k) {
         const gsize i = tensor_index(c, x, y, k);
-        const double d = (tensor_element(a.data(), c.type, i) - tensor_element(b.data(), c.type, i)) *
-                         unit * n.stddev[k];
+        const double d =
+            (tensor_element(a.data(), c.type, i) - tensor_element(b.data(), c.type, i)) * unit *
+            n.stddev[k];
         se += d * d;
       }
   const double n_values = double(c.w) * c.h * channels;
@@ -172,10 +173,10 @@ void check_case(const TensorCase &c, GstBuffer *frame, Tally &tally) {
             // The value of its own level, rounded once to the type.
             const double rounding = std::max(std::abs(normalised) * ulp, 0x1p-24);
             fail_unless(std::abs(got - normalised) <= rounding,
-                        "%s: (%u, %u) channel %u: %.9g, (%g - mean) / std is %.9g", what.c_str(),
-                        x, y, k, got, own, normalised);
-            worst = std::max(worst, std::abs(got * n.stddev[k] + n.mean[k] - v8) -
-                                        rounding * n.stddev[k]);
+                        "%s: (%u, %u) channel %u: %.9g, (%g - mean) / std is %.9g", what.c_str(), x,
+                        y, k, got, own, normalised);
+            worst = std::max(worst,
+                             std::abs(got * n.stddev[k] + n.mean[k] - v8) - rounding * n.stddev[k]);
           }
         }
     fail_unless(worst <= 1.0, "%s: %g levels from the GL frame normalised", what.c_str(), worst);
@@ -288,8 +289,8 @@ GST_START_TEST(test_hardware_routes) {
       gst_harness_teardown(h);
     }
     // attach-tensor: a tensor of our own fd memory, through a pack buffer.
-    GstHarness *h = gst_harness_new_parse(
-        (props + " attach-tensor=\"" + std::string(caps) + "\"").c_str());
+    GstHarness *h =
+        gst_harness_new_parse((props + " attach-tensor=\"" + std::string(caps) + "\"").c_str());
     gst_harness_set_caps_str(h, kNv12.c_str(), kNv12.c_str());
     fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
     GstBuffer *out = gst_harness_pull(h);
@@ -343,8 +344,8 @@ GST_START_TEST(test_gl_buffer_output) {
       for (const char *backend : {"gl", "auto"}) {
         const std::string plain =
             std::string("other/tensors, types=") + type + ", dimensions=" + dims;
-        const std::string resident = std::string("other/tensors(memory:GLBuffer), types=") +
-                                     type + ", dimensions=" + dims;
+        const std::string resident =
+            std::string("other/tensors(memory:GLBuffer), types=") + type + ", dimensions=" + dims;
         const std::string props =
             std::string("mean=<120> std=<40> quant-scale=0.03 channel-order=bgr ");
         GstBuffer *want_buffer = convert_one(kGl + props, kNv12, plain, frame);
@@ -393,10 +394,9 @@ GST_START_TEST(test_auto_decides) {
   struct Expect {
     const char *kind, *props, *backend, *says;
   };
-  for (const Expect &e :
-       {Expect{"software", "", "cpu", "GL renders in software"},
-        Expect{"hardware", "gl-shader=fragment", "cpu", "compute shader"},
-        Expect{"hardware", "", "", "trial"}}) {
+  for (const Expect &e : {Expect{"software", "", "cpu", "GL renders in software"},
+                          Expect{"hardware", "gl-shader=fragment", "cpu", "compute shader"},
+                          Expect{"hardware", "", "", "trial"}}) {
     ForcedKind kind(e.kind);
     GstHarness *h = gst_harness_new_parse(
         (std::string("efconvert name=conv mean=<128> std=<64> ") + e.props).c_str());
@@ -428,7 +428,8 @@ GST_START_TEST(test_bad_caps_named) {
     const char *props, *out, *says;
   };
   for (const Bad &b : {
-           Bad{"backend=gl gl-shader=fragment", "other/tensors, types=float32, dimensions=3:32:32:1",
+           Bad{"backend=gl gl-shader=fragment",
+               "other/tensors, types=float32, dimensions=3:32:32:1",
                "backend=gl cannot convert NV12 in system memory to float32 tensors in system "
                "memory: gl-shader=fragment"},
            Bad{"backend=cpu", "other/tensors(memory:GLBuffer), types=int8, dimensions=3:32:32:1",
@@ -436,8 +437,7 @@ GST_START_TEST(test_bad_caps_named) {
                "memory"},
            Bad{"backend=gl", "other/tensors(memory:GLBuffer), types=int8, dimensions=4:32:32:1",
                "neither NHWC (C:W:H:1) nor NCHW"},
-           Bad{"backend=gl", "other/tensors, types=float32, dimensions=3:32:32:2",
-               "a batch of 1"},
+           Bad{"backend=gl", "other/tensors, types=float32, dimensions=3:32:32:2", "a batch of 1"},
            Bad{"backend=gl std=<0>", "other/tensors, types=float32, dimensions=3:32:32:1",
                "is not above 0"},
        }) {

@@ -53,8 +53,7 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   const bool hardware = renderer_kind(s) == GlKind::Hardware;
   const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
                        (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
-  return make_gl_backend(element, *context, s.in_info, s.out, st.cache_capacity, compute,
-                         hardware);
+  return make_gl_backend(element, *context, s.in_info, s.out, st.cache_capacity, compute, hardware);
 }
 
 // Whether the GL backend may run compute shaders for these caps: the

@@ -166,8 +166,8 @@ GstCaps *retarget_structure(GstCaps *out, const GstStructure *s, GstCapsFeatures
 // `f`), in system memory, then as GL buffers.
 GstCaps *append_tensors(GstCaps *out, const GstStructure *s, GstCapsFeatures *f) {
   for (FrameMemory m : kTensorMemories) {
-    const auto types =
-        union_of(rows_for(OutputKind::Tensor, memories_of(f), m, names_in(s, "format"), true), true);
+    const auto types = union_of(
+        rows_for(OutputKind::Tensor, memories_of(f), m, names_in(s, "format"), true), true);
     if (!types.empty())
       out = gst_caps_merge_structure_full(out, tensor_structure(caps_list(types), s),
                                           gst_caps_features_new(feature_of(m), nullptr));

@@ -844,7 +844,8 @@ void install_properties(GObjectClass *object_class) {
       g_param_spec_enum(
           "backend", "Backend",
           "Where conversions run. auto decides per caps from what a frame costs: GL for GL "
-          "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
+          "memory (textures, or tensors as GL buffers), the CPU where GL is a software rasterizer "
+          "(llvmpipe, softpipe) or missing "
           "or would upload and read back every frame, else the faster of both timed on the "
           "first frames (backend-reason says why)",
           GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO,
@@ -926,7 +927,9 @@ void install_properties(GObjectClass *object_class) {
                         "How the GL backend runs its pass. On GPUs whose graphics units are a "
                         "small part of the chip (compute GPUs such as the H100/H200) fragments "
                         "cost many times what the same compute shader does; a software "
-                        "rasterizer is the other way round. Applied when caps are next set",
+                        "rasterizer is the other way round. Tensors are always computed: GL makes "
+                        "none with fragment (auto then takes the CPU). Applied when caps are next "
+                        "set",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
   install_tensor_properties(object_class);
   g_object_class_install_property(
@@ -953,7 +956,10 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       element_class, "ef convert, scale and letterbox", "Filter/Converter/Video/Scaler",
       "Converts colour (BT.601/709/2020, limited or full range), crops, flips, turns, scales and "
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
-      "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
+      "frames, or tensors (NNStreamer's other/tensors: float32, float16, int8, uint8, NHWC or "
+      "NCHW, normalised and quantised; from the GL backend also as GL buffers that stay on the "
+      "GPU, memory:GLBuffer). Each output carries a GstEfTransformMeta mapping it back to the "
+      "input.",
       "ef developers");
   add_pad_templates(element_class, sink_template_caps().c_str(), src_template_caps().c_str());
 

@@ -669,7 +669,7 @@ class GlBackend : public ConvertBackend {
   bool hardware_;
   GstGLContext *context_;
   GstVideoInfo in_, out_;
-  GstVideoInfo texture_in_;  // the source textures we make (texture_info)
+  GstVideoInfo texture_in_;                 // the source textures we make (texture_info)
   std::optional<TensorSpec> tensor_spec_;   // a tensor output, else an image (out_)
   std::unique_ptr<GlTensorOutput> tensor_;  // made and used on the GL thread
   std::unique_ptr<GlConverter> converter_;

@@ -449,10 +449,9 @@ Result<GstGLShader *> GlConverterImpl::program(unsigned variant) {
   GError *raw_error = nullptr;
   GstGLShader *shader = nullptr;
   if (computing) {
-    const std::string body =
-        head + gl::kPassShader + (variant & kTensor ? gl::kTensorOutput : "");
-    GstGLSLStage *stage = gst_glsl_stage_new_with_string(context_, GL_COMPUTE_SHADER, version,
-                                                         profile, body.c_str());
+    const std::string body = head + gl::kPassShader + (variant & kTensor ? gl::kTensorOutput : "");
+    GstGLSLStage *stage =
+        gst_glsl_stage_new_with_string(context_, GL_COMPUTE_SHADER, version, profile, body.c_str());
     shader = gst_gl_shader_new_link_with_stages(context_, &raw_error, stage, nullptr);
   } else {
     GstGLSLStage *vertex = gst_glsl_stage_new_with_string(
@@ -915,9 +914,9 @@ Result<std::unique_ptr<GlConverter>> GlConverter::create_tensor(GstGLContext *co
   // The frame a tensor is made of: its pixels' bytes in RGB (or BGR,
   // chosen per frame) or GRAY8.
   GstVideoInfo staging;
-  gst_video_info_set_format(
-      &staging, tensor.channels == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB,
-      guint(tensor.width), guint(tensor.height));
+  gst_video_info_set_format(&staging,
+                            tensor.channels == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB,
+                            guint(tensor.width), guint(tensor.height));
   auto glsl = glsl_for(context);
   if (!glsl)
     return glsl.error();

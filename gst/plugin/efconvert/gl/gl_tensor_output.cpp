@@ -66,8 +66,8 @@ Result<unsigned> GlTensorOutput::scratch() {
 Result<TensorTarget> GlTensorOutput::begin(GstBuffer *out, ReadbackRing &ring) {
   end();
   if (gst_buffer_n_memory(out) != 1 || gst_buffer_get_size(out) < spec_.size())
-    return Error{EINVAL, "a tensor buffer is one memory of " + std::to_string(spec_.size()) +
-                             " bytes"};
+    return Error{EINVAL,
+                 "a tensor buffer is one memory of " + std::to_string(spec_.size()) + " bytes"};
   GstMemory *mem = gst_buffer_peek_memory(out, 0);
   if (gst_is_gl_buffer(mem)) {
     if (GST_GL_BASE_MEMORY_CAST(mem)->context != context_ &&

@@ -43,19 +43,17 @@ gboolean pool_set_config(GstBufferPool *pool, GstStructure *config) {
   if (self->params)
     gst_gl_allocation_params_free(reinterpret_cast<GstGLAllocationParams *>(self->params));
   // Written by GL, read by GL (or copied out): GL_DYNAMIC_COPY.
-  self->params = gst_gl_buffer_allocation_params_new(self->context, size, nullptr,
-                                                     GL_ARRAY_BUFFER, GL_DYNAMIC_COPY);
-  self->sync_meta =
-      gst_buffer_pool_config_has_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+  self->params = gst_gl_buffer_allocation_params_new(self->context, size, nullptr, GL_ARRAY_BUFFER,
+                                                     GL_DYNAMIC_COPY);
+  self->sync_meta = gst_buffer_pool_config_has_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
   return self->params &&
          GST_BUFFER_POOL_CLASS(gl_tensor_pool_parent_class)->set_config(pool, config);
 }
 
 GstFlowReturn pool_alloc(GstBufferPool *pool, GstBuffer **buffer, GstBufferPoolAcquireParams *) {
   GstEfGlTensorPool *self = self_of(pool);
-  GstMemory *mem =
-      GST_MEMORY_CAST(gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(self->allocator),
-                                               (GstGLAllocationParams *)self->params));
+  GstMemory *mem = GST_MEMORY_CAST(gst_gl_base_memory_alloc(
+      GST_GL_BASE_MEMORY_ALLOCATOR(self->allocator), (GstGLAllocationParams *)self->params));
   if (!mem) {
     GST_WARNING_OBJECT(pool, "cannot allocate a GL buffer");
     return GST_FLOW_ERROR;

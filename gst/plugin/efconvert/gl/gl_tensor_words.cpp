@@ -30,8 +30,8 @@ TensorWords tensor_words(const TensorSpec &spec) {
   for (guint p = 0; p < w.planes; ++p)
     w.pieces[p] = {p * w.plane_words * 4, p * plane_bytes, plane_bytes};
   w.n_pieces = w.planes;
-  const guint row = std::min(kMaxRowGroups, (w.invocations + kTensorGroupWidth - 1) /
-                                                kTensorGroupWidth);
+  const guint row =
+      std::min(kMaxRowGroups, (w.invocations + kTensorGroupWidth - 1) / kTensorGroupWidth);
   const gsize row_invocations = gsize(row) * kTensorGroupWidth;
   const gsize rows = (w.invocations + row_invocations - 1) / row_invocations;
   w.groups = {row, guint((rows + kTensorGroupHeight - 1) / kTensorGroupHeight)};
