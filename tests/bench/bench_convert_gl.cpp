@@ -233,6 +233,9 @@ struct Case {
   int readback_depth;           // efconvert's; -1: not efconvert
   const char *shader = "auto";  // efconvert's gl-shader
   const char *backend = "gl";   // efconvert's backend
+  // EF_GL_TENSOR_WRITE for the run: "direct", the pass writes the pack
+  // memory output itself (hardware GL); nullptr, the default (a copy).
+  const char *tensor_write = nullptr;
 };
 
 // The chain between appsrc and the output caps. glcolorscale takes RGBA
@@ -284,6 +287,15 @@ class Run {
   Run(const Case &c, Output o) : case_(c), output_(o), stamps_(gl->context) {}
 
   Measured run() {
+    if (case_.tensor_write)
+      g_setenv("EF_GL_TENSOR_WRITE", case_.tensor_write, TRUE);
+    Measured m = run_pipeline();
+    g_unsetenv("EF_GL_TENSOR_WRITE");
+    return m;
+  }
+
+ private:
+  Measured run_pipeline() {
     GError *raw = nullptr;
     pipeline_ = gst_parse_launch(pipeline_of(case_, output_).c_str(), &raw);
     if (!pipeline_ || raw) {
@@ -302,7 +314,6 @@ class Run {
     return m;
   }
 
- private:
   Measured play() {
     GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline_), "src");
     GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline_), "sink");
@@ -572,6 +583,9 @@ const Case kChain{"gl-chain", -1};
 // auto, which times both: what auto should pick for GL in, plain out.
 const Case kCpu{"efconvert-cpu", 1, "auto", "cpu"};
 const Case kAuto{"efconvert-auto", 1, "auto", "auto"};
+// Plain tensors on hardware GL: the pass's stores straight into the pack
+// memory output, against the default pass into GPU memory and a copy.
+const Case kEfconvertDirect{"efconvert-gl-direct", 1, "auto", "gl", "direct"};
 
 }  // namespace
 
@@ -609,6 +623,8 @@ int main(int argc, char **argv) {
       cases.insert(cases.end(), {kCpu, kAuto});
     if (!on_gpu(o))
       cases.insert(cases.begin() + 1, kEfconvertSync);
+    if (is_tensor(o) && !on_gpu(o))
+      cases.insert(cases.begin() + 1, kEfconvertDirect);
     for (const Case &c : cases)
       benchmark::RegisterBenchmark(
           (std::string("BM_ConvertGl/") + output_name(o) + "/" + c.name).c_str(), BM_ConvertGl, c,

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "check_gl_main.hpp"
@@ -246,9 +247,10 @@ const std::string kNv12 = "video/x-raw, format=NV12, width=97, height=61, framer
 }  // namespace
 
 // On hardware GL (forced here) a plain tensor output is GL pack memory the
-// GPU copies the pass's buffer into, read back pipelined at every depth;
-// an attached tensor (our own fd memory) goes through a pack buffer of the
-// ring. The same bytes as llvmpipe's own path.
+// GPU copies the pass's buffer into (or, with EF_GL_TENSOR_WRITE=direct,
+// that the pass writes itself where the layout allows), read back
+// pipelined at every depth; an attached tensor (our own fd memory) goes
+// through a pack buffer of the ring. The same bytes as llvmpipe's own path.
 GST_START_TEST(test_hardware_routes) {
   const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 97, 61);
   GstBuffer *frame = zone_plate_frame(in);
@@ -261,7 +263,9 @@ GST_START_TEST(test_hardware_routes) {
     const std::vector<guint8> want = bytes_of(soft);
     gst_buffer_unref(soft);
     ForcedKind hardware("hardware");
-    for (guint depth : {0u, 1u, 3u}) {
+    for (auto [write, depth] : {std::pair{"copy", 0u}, std::pair{"copy", 1u}, std::pair{"copy", 3u},
+                                std::pair{"direct", 0u}, std::pair{"direct", 1u}}) {
+      g_setenv("EF_GL_TENSOR_WRITE", write, TRUE);
       GstHarness *h = gst_harness_new_parse(
           (props + " name=conv readback-depth=" + std::to_string(depth)).c_str());
       gst_harness_set_caps_str(h, kNv12.c_str(), caps);
@@ -275,8 +279,8 @@ GST_START_TEST(test_hardware_routes) {
         GstMemory *mem = gst_buffer_peek_memory(out, 0);
         fail_unless(gst_memory_is_type(mem, "EfGlPackMemory"), "%s: %s memory, not pack memory",
                     caps, mem->allocator->mem_type);
-        fail_unless(bytes_of(out) == want, "%s depth %u frame %u differs from llvmpipe's path",
-                    caps, depth, i);
+        fail_unless(bytes_of(out) == want, "%s (%s) depth %u frame %u differs from llvmpipe's path",
+                    caps, write, depth, i);
         gst_buffer_unref(out);
       }
       GstElement *conv = harness_element(h, "conv");
@@ -287,6 +291,7 @@ GST_START_TEST(test_hardware_routes) {
       fail_unless(string_property(conv, "backend-in-use") == "gl");
       fail_unless(string_property(conv, "gl-shader-in-use") == "compute");
       gst_harness_teardown(h);
+      g_unsetenv("EF_GL_TENSOR_WRITE");
     }
     // attach-tensor: a tensor of our own fd memory, through a pack buffer.
     GstHarness *h =

@@ -82,9 +82,10 @@ Result<void> ReadbackRing::start_into(unsigned buffer, size_t base, std::span<co
   return read(buffer, base, regions, frame);
 }
 
-Result<void> ReadbackRing::start_in_place() {
+Result<void> ReadbackRing::start_in_place(size_t bytes) {
   InFlight frame;
   frame.into_output = true;
+  frame.bytes = bytes;
   return fence(frame);
 }
 

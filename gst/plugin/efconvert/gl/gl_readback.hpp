@@ -50,8 +50,10 @@ class ReadbackRing {
   // frame is there once the GPU is, completing it only waits for it.
   Result<void> start_into(unsigned buffer, size_t base, std::span<const Region> regions,
                           size_t bytes);
-  // A frame rendered into the output's own memory: a fence alone.
-  Result<void> start_in_place();
+  // A frame rendered into the output's own memory: a fence alone. `bytes`:
+  // what the frame counts as read back (a pass that wrote plain memory a
+  // CPU reads, across the bus), 0 for none.
+  Result<void> start_in_place(size_t bytes = 0);
 
   // Bytes a pass wrote into a buffer object (a tensor, gl_tensor_words.hpp):
   // [from, from + length) of the pass's buffer are [to, to + length) of

@@ -31,6 +31,7 @@ GlTensorOutput::GlTensorOutput(GstGLContext *context, const TensorSpec &spec, bo
     : context_(GST_GL_CONTEXT(gst_object_ref(context))),
       spec_(spec),
       hardware_(hardware),
+      direct_(g_strcmp0(g_getenv("EF_GL_TENSOR_WRITE"), "direct") == 0),
       words_(gl::tensor_words(spec)) {
   GLint align = 0;
   context->gl_vtable->GetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &align);
@@ -86,6 +87,10 @@ Result<TensorTarget> GlTensorOutput::begin(GstBuffer *out, ReadbackRing &ring) {
     route_ = Route::CopyIntoGl;
   } else if (unsigned pack = gl_pack_memory_buffer(mem, context_, &base_); pack && hardware_) {
     out_buffer_ = pack;
+    if (direct_ && words_.exact && binds_at(base_)) {
+      route_ = Route::IntoOut;
+      return TensorTarget{out_buffer_, base_};
+    }
     route_ = Route::CopyIntoOut;
   } else if (hardware_) {
     route_ = Route::CopyToPack;
@@ -109,6 +114,8 @@ Result<void> GlTensorOutput::deliver(ReadbackRing &ring) {
       return {};
     case Route::CopyIntoOut:
       return ring.start_copy_into(scratch_, out_buffer_, base_, pieces, spec_.size());
+    case Route::IntoOut:
+      return ring.start_in_place(spec_.size());
     case Route::CopyToPack:
       return ring.start_copy(scratch_, pieces, spec_.size());
     case Route::Written:

@@ -8,7 +8,10 @@
 //   back and nothing waits.
 // - GL pack memory of ours (hardware GL: gl_pack_memory.hpp): the pass
 //   writes scratch in GPU memory and the GPU copies it into the output
-//   (one buffer-to-buffer copy, the read-back), behind a fence.
+//   (one buffer-to-buffer copy, the read-back), behind a fence; with
+//   EF_GL_TENSOR_WRITE=direct the pass writes the output itself where its
+//   layout allows (the shader's stores cross the bus; no copy), to measure
+//   which is faster on a GPU.
 // - Any other plain memory: on a software rasterizer the pass writes into
 //   a pack buffer of the read-back ring, mapped for good (the shader
 //   storage is the pack buffer: no copy on the "GPU"), and completing the
@@ -39,7 +42,9 @@ class GlTensorOutput {
   // one.
   Result<TensorTarget> begin(GstBuffer *out, ReadbackRing &ring);
   // Whether deliver() copies on the GPU (timed as the read-back).
-  bool copies() const { return route_ != Route::Direct && route_ != Route::Written; }
+  bool copies() const {
+    return route_ != Route::Direct && route_ != Route::Written && route_ != Route::IntoOut;
+  }
   Result<void> deliver(ReadbackRing &ring);
   void end();
 
@@ -50,6 +55,7 @@ class GlTensorOutput {
     Direct,       // into the output's GL buffer
     CopyIntoGl,   // scratch, copied into the output's GL buffer
     CopyIntoOut,  // scratch, copied into the output's pack memory (fenced)
+    IntoOut,      // into the output's pack memory (fenced)
     CopyToPack,   // scratch, copied into a pack buffer of the ring (fenced)
     Written,      // into a pack buffer of the ring (fenced)
   };
@@ -59,6 +65,7 @@ class GlTensorOutput {
   GstGLContext *context_;
   TensorSpec spec_;
   bool hardware_;
+  bool direct_;  // EF_GL_TENSOR_WRITE=direct
   gl::TensorWords words_;
   gint alignment_ = 256;  // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT
   unsigned scratch_ = 0;
