@@ -246,6 +246,26 @@ const std::string kNv12 = "video/x-raw, format=NV12, width=97, height=61, framer
 
 }  // namespace
 
+namespace {
+
+// attach-tensor on GL: a tensor of our own fd memory (through a pack buffer
+// of the ring), complete on the frame that goes out, `want`'s bytes.
+void check_attached(const std::string &props, const char *caps, GstBuffer *frame,
+                    const std::vector<guint8> &want) {
+  GstHarness *h =
+      gst_harness_new_parse((props + " attach-tensor=\"" + std::string(caps) + "\"").c_str());
+  gst_harness_set_caps_str(h, kNv12.c_str(), kNv12.c_str());
+  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  GstEfTensorMeta *meta = gst_buffer_get_ef_tensor_meta(out);
+  fail_unless(meta && meta->tensor);
+  fail_unless(bytes_of(meta->tensor) == want, "%s: the attached tensor differs", caps);
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+}
+
+}  // namespace
+
 // On hardware GL (forced here) a plain tensor output is GL pack memory the
 // GPU copies the pass's buffer into (or, with EF_GL_TENSOR_WRITE=direct,
 // that the pass writes itself where the layout allows), read back
@@ -262,6 +282,7 @@ GST_START_TEST(test_hardware_routes) {
     GstBuffer *soft = convert_one(props, kNv12, caps, frame);
     const std::vector<guint8> want = bytes_of(soft);
     gst_buffer_unref(soft);
+    check_attached(props, caps, frame, want);
     ForcedKind hardware("hardware");
     for (auto [write, depth] : {std::pair{"copy", 0u}, std::pair{"copy", 1u}, std::pair{"copy", 3u},
                                 std::pair{"direct", 0u}, std::pair{"direct", 1u}}) {
@@ -293,17 +314,7 @@ GST_START_TEST(test_hardware_routes) {
       gst_harness_teardown(h);
       g_unsetenv("EF_GL_TENSOR_WRITE");
     }
-    // attach-tensor: a tensor of our own fd memory, through a pack buffer.
-    GstHarness *h =
-        gst_harness_new_parse((props + " attach-tensor=\"" + std::string(caps) + "\"").c_str());
-    gst_harness_set_caps_str(h, kNv12.c_str(), kNv12.c_str());
-    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
-    GstBuffer *out = gst_harness_pull(h);
-    GstEfTensorMeta *meta = gst_buffer_get_ef_tensor_meta(out);
-    fail_unless(meta && meta->tensor);
-    fail_unless(bytes_of(meta->tensor) == want, "%s: the attached tensor differs", caps);
-    gst_buffer_unref(out);
-    gst_harness_teardown(h);
+    check_attached(props, caps, frame, want);
   }
   gst_buffer_unref(frame);
 }

@@ -17,6 +17,18 @@ namespace {
 // element says so instead of waiting for ever.
 constexpr uint64_t kWaitNs = 5'000'000'000;
 
+using CopyBufferSubData = void(GSTGLAPI *)(GLenum, GLenum, GLintptr, GLintptr, GLsizeiptr);
+
+// glCopyBufferSubData (GL 3.1, GLES 3.0): GstGL loads it for core and ES
+// contexts, not for a compatibility one (GST_GL_API=opengl), whose driver
+// has it all the same.
+CopyBufferSubData copy_buffer_sub_data(GstGLContext *context) {
+  if (context->gl_vtable->CopyBufferSubData)
+    return context->gl_vtable->CopyBufferSubData;
+  return reinterpret_cast<CopyBufferSubData>(
+      gst_gl_context_get_proc_address(context, "glCopyBufferSubData"));
+}
+
 }  // namespace
 
 ReadbackRing::~ReadbackRing() {
@@ -112,7 +124,7 @@ Result<void> ReadbackRing::prepare(std::span<const Region> regions, size_t bytes
 Result<void> ReadbackRing::prepare(std::span<const Piece> pieces, size_t bytes, InFlight &frame,
                                    bool at_destination) const {
   const GstGLFuncs *gl = context_->gl_vtable;
-  if (!gl->FenceSync || !gl->MapBufferRange || !gl->CopyBufferSubData)
+  if (!gl->FenceSync || !gl->MapBufferRange || !copy_buffer_sub_data(context_))
     return Error{ENOTSUP, "the GL context has no fences, buffer mapping or buffer copies"};
   if (pieces.size() > GST_VIDEO_MAX_PLANES)
     return Error{EINVAL, "more read-back pieces than planes"};
@@ -318,11 +330,12 @@ void ReadbackRing::drop() {
 void copy_pieces(GstGLContext *context, unsigned source, unsigned dest, size_t base,
                  std::span<const ReadbackRing::Piece> pieces) {
   const GstGLFuncs *gl = context->gl_vtable;
+  const CopyBufferSubData copy = copy_buffer_sub_data(context);
   gl->BindBuffer(GL_COPY_READ_BUFFER, source);
   gl->BindBuffer(GL_COPY_WRITE_BUFFER, dest);
   for (const ReadbackRing::Piece &p : pieces)
-    gl->CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(p.from),
-                          GLintptr(base + p.to), GLsizeiptr(p.length));
+    copy(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(p.from), GLintptr(base + p.to),
+         GLsizeiptr(p.length));
   gl->BindBuffer(GL_COPY_READ_BUFFER, 0);
   gl->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
 }
