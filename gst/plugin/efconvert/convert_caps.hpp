@@ -53,6 +53,7 @@ std::optional<Negotiated> negotiated_output(GstElement *element, GstCaps *incaps
 GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *incaps,
                               GstCaps *outcaps, GstVideoOrientationMethod turn);
 
+// GL memory of either kind: textures (frames) or buffer objects (tensors).
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);
 
