@@ -105,7 +105,8 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const O
 #ifdef EF_HAVE_GSTGL
 struct GlBackendOptions {
   uint32_t cache_capacity = 0;
-  bool compute = false;     // the pass as a compute shader where the context has them (tensors always are)
+  bool compute =
+      false;  // the pass as a compute shader where the context has them (tensors always are)
   bool hardware = false;    // a GPU (not a software rasterizer), which imports no memfd
   bool gpu_timing = false;  // GL timer queries around the pass and the read-back
 };
