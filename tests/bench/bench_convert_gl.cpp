@@ -3,9 +3,12 @@
 // hardware decoder hands them out, through efconvert's GL backend and through
 // GstGL's glcolorconvert ! glcolorscale, side by side in one run, to the same
 // 640x640 outputs: RGBA in GL memory (nothing leaves the GPU), and RGB and
-// RGBP in plain memory for inference (read back). docs/BENCHMARKS.md
-// ("efconvert on GL memory") states the targets, what each figure measures
-// and the figures measured.
+// RGBP in plain memory for inference (read back); and efconvert's model
+// inputs beside them, a float32 NCHW tensor normalised with ImageNet's mean
+// and std and an int8 NHWC one quantised, in plain memory and as GL buffers
+// that stay on the GPU (memory:GLBuffer). docs/BENCHMARKS.md ("efconvert on
+// GL memory", "efconvert tensors on GL") states the targets, what each
+// figure measures and the figures measured.
 //
 // One iteration is one run of  appsrc ! CASE ! OUTPUT CAPS ! fakesink.
 // appsrc pushes a ring of 4 NV12 GL-memory frames uploaded once, into a GL
@@ -33,6 +36,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "alloc_count.hpp"
 #include "efconvert/gl/gl_gpu_timer.hpp"
 #include "frame_rings.hpp"
 #include "upload_run.hpp"
@@ -169,10 +173,59 @@ class GpuStamps {
   uint64_t total_ns_ = 0, frames_ = 0;
 };
 
-enum class Output { GlRgba, Rgb, Rgbp };
+// F32: float32 NCHW normalised; I8: int8 NHWC quantised; Gl*: the same as
+// GL buffers.
+enum class Output { GlRgba, Rgb, Rgbp, F32, I8, GlF32, GlI8 };
 
 const char *output_name(Output o) {
-  return o == Output::GlRgba ? "GL-RGBA" : o == Output::Rgb ? "RGB" : "RGBP";
+  switch (o) {
+    case Output::GlRgba:
+      return "GL-RGBA";
+    case Output::Rgb:
+      return "RGB";
+    case Output::Rgbp:
+      return "RGBP";
+    case Output::F32:
+      return "F32-NCHW";
+    case Output::I8:
+      return "I8-NHWC";
+    case Output::GlF32:
+      return "GL-F32-NCHW";
+    default:
+      return "GL-I8-NHWC";
+  }
+}
+
+bool is_tensor(Output o) {
+  return o == Output::F32 || o == Output::I8 || o == Output::GlF32 || o == Output::GlI8;
+}
+
+bool on_gpu(Output o) {
+  return o == Output::GlRgba || o == Output::GlF32 || o == Output::GlI8;
+}
+
+// The model input's settings: ImageNet's mean and std, and for int8 the
+// scale and zero point of bench_convert's tensor cases.
+std::string tensor_props(Output o) {
+  std::string props = " mean=\"<123.675,116.28,103.53>\" std=\"<58.395,57.12,57.375>\"";
+  if (o == Output::I8 || o == Output::GlI8)
+    props += " quant-scale=0.0186 quant-zero-point=-14";
+  return props;
+}
+
+std::string output_caps(Output o) {
+  const std::string size = std::to_string(kOut);
+  const std::string gl_buffer = on_gpu(o) ? "(memory:GLBuffer)" : "";
+  if (o == Output::F32 || o == Output::GlF32)
+    return "other/tensors" + gl_buffer +
+           ",format=static,num_tensors=1,types=float32,dimensions=" + size + ":" + size + ":3:1";
+  if (o == Output::I8 || o == Output::GlI8)
+    return "other/tensors" + gl_buffer +
+           ",format=static,num_tensors=1,types=int8,dimensions=3:" + size + ":" + size + ":1";
+  const std::string video = o == Output::GlRgba ? "video/x-raw(memory:GLMemory),format=RGBA"
+                            : o == Output::Rgb  ? "video/x-raw,format=RGB"
+                                                : "video/x-raw,format=RGBP";
+  return video + ",width=" + size + ",height=" + size + ",pixel-aspect-ratio=1/1";
 }
 
 struct Case {
@@ -180,6 +233,9 @@ struct Case {
   int readback_depth;           // efconvert's; -1: not efconvert
   const char *shader = "auto";  // efconvert's gl-shader
   const char *backend = "gl";   // efconvert's backend
+  // EF_GL_TENSOR_WRITE for the run: "direct", the pass writes the pack
+  // memory output itself (hardware GL); nullptr, the default (a copy).
+  const char *tensor_write = nullptr;
 };
 
 // The chain between appsrc and the output caps. glcolorscale takes RGBA
@@ -193,7 +249,7 @@ std::string chain_of(const Case &c, Output o) {
     // counters gpu_own_us, gpu_readback_us).
     return std::string("efconvert name=conv backend=") + c.backend +
            " letterbox=false readback-depth=" + std::to_string(c.readback_depth) +
-           " gl-shader=" + c.shader + " gpu-timing=true";
+           " gl-shader=" + c.shader + " gpu-timing=true" + (is_tensor(o) ? tensor_props(o) : "");
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
   const std::string scaled =
@@ -208,13 +264,9 @@ std::string chain_of(const Case &c, Output o) {
 }
 
 std::string pipeline_of(const Case &c, Output o) {
-  const std::string caps = o == Output::GlRgba ? "video/x-raw(memory:GLMemory),format=RGBA"
-                           : o == Output::Rgb  ? "video/x-raw,format=RGB"
-                                               : "video/x-raw,format=RGBP";
   // A capsfilter element: gst_parse takes no two caps strings in a row.
-  return "appsrc name=src ! " + chain_of(c, o) + " ! capsfilter caps=\"" + caps +
-         ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
-         ",pixel-aspect-ratio=1/1\" ! fakesink name=sink sync=false enable-last-sample=false";
+  return "appsrc name=src ! " + chain_of(c, o) + " ! capsfilter caps=\"" + output_caps(o) +
+         "\" ! fakesink name=sink sync=false enable-last-sample=false";
 }
 
 // efconvert's counters read over the window (per frame).
@@ -227,7 +279,8 @@ struct Measured {
   std::string backend, shader;
   uint64_t frames = 0;
   double wall_ns = 0, cpu_ns = 0, gpu_stamp_ns = -1;
-  uint64_t gl_outputs = 0;  // frames of the window whose output was GL memory
+  uint64_t gl_outputs = 0;       // frames of the window whose output was GL memory
+  double allocs_per_frame = -1;  // heap allocations in efconvert's chain
   std::map<std::string, double> stats;
 };
 
@@ -236,6 +289,15 @@ class Run {
   Run(const Case &c, Output o) : case_(c), output_(o), stamps_(gl->context) {}
 
   Measured run() {
+    if (case_.tensor_write)
+      g_setenv("EF_GL_TENSOR_WRITE", case_.tensor_write, TRUE);
+    Measured m = run_pipeline();
+    g_unsetenv("EF_GL_TENSOR_WRITE");
+    return m;
+  }
+
+ private:
+  Measured run_pipeline() {
     GError *raw = nullptr;
     pipeline_ = gst_parse_launch(pipeline_of(case_, output_).c_str(), &raw);
     if (!pipeline_ || raw) {
@@ -254,7 +316,6 @@ class Run {
     return m;
   }
 
- private:
   Measured play() {
     GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline_), "src");
     GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline_), "sink");
@@ -271,6 +332,8 @@ class Run {
     GstPad *first_pad = gst_element_get_static_pad(first, "sink");
     gst_pad_add_probe(first_pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, this, nullptr);
     gst_object_unref(first_pad);
+    if (converter_)
+      count_chain_allocations();
     GstPad *sink_pad = gst_element_get_static_pad(sink, "sink");
     gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_output, this, nullptr);
     // Plain memory for inference: a pool of it downstream, so efconvert
@@ -306,6 +369,8 @@ class Run {
     m.cpu_ns = double(cpu_ns_) / double(window_frames_);
     m.gpu_stamp_ns = stamps_.per_frame_ns();
     m.gl_outputs = gl_outputs_;
+    if (converter_)
+      m.allocs_per_frame = double(chain_allocations_) / double(window_frames_);
     m.backend = backend_;
     m.shader = shader_;
     for (const auto &[name, delta] : stats_)
@@ -354,6 +419,32 @@ class Run {
     return GST_PAD_PROBE_HANDLED;
   }
 
+  // Heap allocations from efconvert's sink pad to its source pad, on the
+  // streaming thread that carries a frame through it (alloc_count.hpp),
+  // over the window.
+  void count_chain_allocations() {
+    GstPad *in = gst_element_get_static_pad(converter_, "sink");
+    GstPad *out = gst_element_get_static_pad(converter_, "src");
+    gst_pad_add_probe(
+        in, GST_PAD_PROBE_TYPE_BUFFER,
+        [](GstPad *, GstPadProbeInfo *, gpointer self) {
+          static_cast<Run *>(self)->entered_ = ef::bench::thread_allocations();
+          return GST_PAD_PROBE_OK;
+        },
+        this, nullptr);
+    gst_pad_add_probe(
+        out, GST_PAD_PROBE_TYPE_BUFFER,
+        [](GstPad *, GstPadProbeInfo *, gpointer self) {
+          auto *run = static_cast<Run *>(self);
+          if (run->done_ >= kWarmup && run->window_frames_ == 0)
+            run->chain_allocations_ += ef::bench::thread_allocations() - run->entered_;
+          return GST_PAD_PROBE_OK;
+        },
+        this, nullptr);
+    gst_object_unref(in);
+    gst_object_unref(out);
+  }
+
   static GstPadProbeReturn on_enter(GstPad *, GstPadProbeInfo *, gpointer data) {
     auto *self = static_cast<Run *>(data);
     if (self->in_gpu_window())
@@ -366,7 +457,8 @@ class Run {
   static GstPadProbeReturn on_output(GstPad *, GstPadProbeInfo *info, gpointer data) {
     auto *self = static_cast<Run *>(data);
     GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-    const bool gl_memory = gst_is_gl_memory(gst_buffer_peek_memory(buffer, 0));
+    // GL textures or GL buffers: they stay on the GPU, nothing maps them.
+    const bool gl_memory = gst_is_gl_base_memory(gst_buffer_peek_memory(buffer, 0));
     if (!gl_memory) {
       GstMapInfo map;
       if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
@@ -441,6 +533,7 @@ class Run {
   uint64_t done_ = 0, window_frames_ = 0, gpu_frames_ = 0, gl_outputs_ = 0;
   uint64_t wall_start_ = 0, cpu_start_ = 0, wall_ns_ = 0, cpu_ns_ = 0;
   uint64_t sink_sum_ = 0, pushed_ = 0;
+  uint64_t entered_ = 0, chain_allocations_ = 0;
   std::atomic<bool> complete_{false};
 };
 
@@ -452,10 +545,10 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
     if (c.readback_depth >= 0 && std::string(c.backend) == "gl" && m.backend != "gl")
       return state.SkipWithError(("efconvert ran backend " + m.backend).c_str());
     const bool efconvert = c.readback_depth >= 0;
-    if (o == Output::GlRgba && m.gl_outputs != m.frames)
+    if (on_gpu(o) && m.gl_outputs != m.frames)
       return state.SkipWithError("an output was not GL memory");
     // GL memory in and out: nothing may be copied or read back.
-    if (efconvert && o == Output::GlRgba &&
+    if (efconvert && on_gpu(o) &&
         (m.stats["uploads"] != 0 || m.stats["readbacks"] != 0 || m.stats["bytes-read"] != 0))
       return state.SkipWithError("efconvert copied or read back a GL-memory frame");
     state.SetIterationTime(m.wall_ns / 1e9);
@@ -473,6 +566,7 @@ void BM_ConvertGl(benchmark::State &state, Case c, Output o) {
       counters["bytes_read_per_frame"] = m.stats["bytes-read"];
       counters["uploads_per_frame"] = m.stats["uploads"];
       counters["dst_hits_per_frame"] = m.stats["dst-hits"];
+      counters["allocs_per_frame"] = m.allocs_per_frame;
     }
     state.SetLabel(chain_of(c, o) +
                    (efconvert ? " (ran " + m.backend + ", " + m.shader + " shader)" : ""));
@@ -489,10 +583,15 @@ const Case kChain{"gl-chain", -1};
 // auto, which times both: what auto should pick for GL in, plain out.
 const Case kCpu{"efconvert-cpu", 1, "auto", "cpu"};
 const Case kAuto{"efconvert-auto", 1, "auto", "auto"};
+// Plain tensors on hardware GL: the pass's stores straight into the pack
+// memory output, against the default pass into GPU memory and a copy.
+const Case kEfconvertDirect{"efconvert-gl-direct", 1, "auto", "gl", "direct"};
 
 }  // namespace
 
 int main(int argc, char **argv) {
+  // GSlice's allocations too (GstBuffer, GstMeta), as bench_convert counts.
+  ef::bench::ensure_slices_are_counted(argv);
   ef::examples::init_gstreamer(&argc, &argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
@@ -513,12 +612,19 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("gl_renderer", made_gl.renderer);
   benchmark::AddCustomContext("gl_version", made_gl.version);
   benchmark::AddCustomContext("input", "1920x1080 NV12 GL memory, a ring of 4 uploaded once");
-  for (Output o : {Output::GlRgba, Output::Rgb, Output::Rgbp}) {
-    std::vector<Case> cases{kEfconvert, kEfconvertFragment, kChain};
-    if (o != Output::GlRgba)
+  for (Output o : {Output::GlRgba, Output::Rgb, Output::Rgbp, Output::F32, Output::I8,
+                   Output::GlF32, Output::GlI8}) {
+    // Tensors: no GstGL chain makes them, and GL computes them or not at
+    // all (no fragment case); as GL buffers, GL alone.
+    std::vector<Case> cases{kEfconvert};
+    if (!is_tensor(o))
+      cases.insert(cases.end(), {kEfconvertFragment, kChain});
+    if (!on_gpu(o))
       cases.insert(cases.end(), {kCpu, kAuto});
-    if (o != Output::GlRgba)
+    if (!on_gpu(o))
       cases.insert(cases.begin() + 1, kEfconvertSync);
+    if (is_tensor(o) && !on_gpu(o))
+      cases.insert(cases.begin() + 1, kEfconvertDirect);
     for (const Case &c : cases)
       benchmark::RegisterBenchmark(
           (std::string("BM_ConvertGl/") + output_name(o) + "/" + c.name).c_str(), BM_ConvertGl, c,

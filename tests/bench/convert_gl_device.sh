@@ -6,7 +6,11 @@
 #
 #   tests/bench/convert_gl_device.sh [BUILD_DIR]
 # BENCH_ARGS adds Google Benchmark options (e.g. --benchmark_filter=RGB/);
-# APIS the GST_GL_API values to run (default: opengl3 opengl gles2).
+# APIS the GST_GL_API values to run (default: opengl3 opengl gles2);
+# DECODER=0 skips the decoder example. The run includes the tensor outputs
+# (F32-NCHW, I8-NHWC, and GL-F32-NCHW, GL-I8-NHWC as GL buffers) beside RGB:
+#   APIS=opengl3 DECODER=0 BENCH_ARGS='--benchmark_filter=/(RGB|F32-NCHW|I8-NHWC|GL-F32-NCHW|GL-I8-NHWC)/' \
+#     tests/bench/convert_gl_device.sh build
 set -eu
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +28,8 @@ for api in ${APIS:-opengl3 opengl gles2}; do
   python3 "$root/tests/bench/plot_convert_gl.py" "$out/convert_gl-$api.json" \
     "$out/convert_gl-$api.png" | tee "$out/convert_gl-$api.md" || true
 done
+
+[ "${DECODER:-1}" = 0 ] && exit 0
 
 # With a hardware decoder: whole pipelines, 300 frames of 1080p H.264
 # decoded to GL memory; the time per frame of each, decode alone first.

@@ -22,16 +22,24 @@ except ImportError as missing:
     load_rows = plot = None
     MISSING = missing
 
-OUTPUTS = {"GL-RGBA": "GL-memory RGBA", "RGB": "plain RGB", "RGBP": "plain RGBP"}
+OUTPUTS = {"GL-RGBA": "GL-memory RGBA", "RGB": "plain RGB", "RGBP": "plain RGBP",
+           "F32-NCHW": "plain float32 NCHW tensor", "I8-NHWC": "plain int8 NHWC tensor",
+           "GL-F32-NCHW": "GL-buffer float32 NCHW tensor", "GL-I8-NHWC": "GL-buffer int8 NHWC tensor"}
+TENSORS = ["F32-NCHW", "I8-NHWC", "GL-F32-NCHW", "GL-I8-NHWC"]
 CASES = {
     "efconvert-gl": "efconvert gl, readback-depth=1",
     "efconvert-gl-fragment": "efconvert gl, fragment shader, readback-depth=1",
     "efconvert-gl-depth0": "efconvert gl, readback-depth=0",
+    "efconvert-gl-direct": "efconvert gl, the pass writes the output (EF_GL_TENSOR_WRITE=direct)",
     "gl-chain": "glcolorconvert ! glcolorscale",
+    "efconvert-cpu": "efconvert cpu (maps the GL frames)",
+    "efconvert-auto": "efconvert auto",
 }
 FIGURES = ["wall_us", "cpu_us", "gpu_own_us", "gpu_readback_us", "gpu_stamp_us", "copies_per_frame",
-           "readbacks_per_frame", "bytes_read_per_frame"]
+           "readbacks_per_frame", "bytes_read_per_frame", "allocs_per_frame"]
 GPU_TARGET_US = 50  # efconvert's own GPU time, 1080p NV12 -> 640x640 RGB
+TENSOR_GPU_TARGET_US = 25  # the same for the tensors (issue 18)
+TENSOR_WALL_RATIO = 1.5  # a tensor's wall time against the RGB output's
 
 
 def label(name):
@@ -70,8 +78,8 @@ def main():
     print(f"GL: {context.get('gl_renderer', '?')}, {context.get('gl_version', '?')}")
     print("| output | pipeline | wall / frame | CPU / frame | GPU (efconvert's pass) | "
           "GPU (its read-back copy) | GPU (timestamps around the chain) | copies / frame | "
-          "bytes read / frame |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "bytes read / frame | allocations / frame |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for out in OUTPUTS:
         for case in CASES:
             figs = found.get((out, case))
@@ -79,6 +87,7 @@ def main():
                 cells = [cell(figs, k, 1, " µs") for k in
                          ("wall_us", "cpu_us", "gpu_own_us", "gpu_readback_us", "gpu_stamp_us")]
                 cells += [cell(figs, k, 0) for k in ("copies_per_frame", "bytes_read_per_frame")]
+                cells += [cell(figs, "allocs_per_frame", 2)]
                 print(f"| {OUTPUTS[out]} | {CASES[case]} | " + " | ".join(cells) + " |")
     targets = {}
     for out in OUTPUTS:
@@ -90,6 +99,19 @@ def main():
     rgb = found.get(("RGB", "efconvert-gl"))
     if rgb and rgb.get("gpu_own_us", -1) >= 0:
         print(f"RGB: efconvert GPU time {rgb['gpu_own_us']:.1f} µs (target ≤ {GPU_TARGET_US} µs)")
+    for out in TENSORS:
+        ours = found.get((out, "efconvert-gl"))
+        if not ours:
+            continue
+        line = f"{OUTPUTS[out]}: efconvert GPU time {cell(ours, 'gpu_own_us', 1, ' µs') or '?'}"
+        line += f" (target ≤ {TENSOR_GPU_TARGET_US} µs)"
+        if rgb:
+            line += (f", wall {ours['wall_us'] / rgb['wall_us']:.2f}x plain RGB's"
+                     f" (target ≤ {TENSOR_WALL_RATIO}x)")
+            targets[label(f"BM_ConvertGl/{out}/efconvert-gl")] = (
+                rgb["wall_us"] * 1e3 * TENSOR_WALL_RATIO)
+        line += f", {cell(ours, 'allocs_per_frame', 2) or '?'} allocations a frame (target 0)"
+        print(line)
     if plot is None:
         print(f"plot skipped: {MISSING}")
         return

@@ -15,7 +15,7 @@
 
 namespace ef::test {
 
-enum class Needs { Gl, EglDmabufImport };
+enum class Needs { Gl, EglDmabufImport, GlCompute };
 
 // Runs `probe` in a child process: Check forks every test from this
 // process, and a GL display or driver thread made here before the fork
@@ -52,7 +52,14 @@ inline bool probe_in_child(const std::function<bool(std::string &)> &probe, std:
 inline bool probe_in_child(Needs needs, std::string &why) {
   return probe_in_child(
       [needs](std::string &reason) {
-        return needs == Needs::Gl ? gl_available(reason) : egl_dmabuf_import_available(reason);
+        switch (needs) {
+          case Needs::Gl:
+            return gl_available(reason);
+          case Needs::GlCompute:
+            return gl_compute_available(reason);
+          default:
+            return egl_dmabuf_import_available(reason);
+        }
       },
       why);
 }

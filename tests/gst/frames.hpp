@@ -85,6 +85,7 @@ bool video_info_of(GstCaps *caps, GstVideoInfo *info);
 // `why` says what is missing. In gl_probes.cpp: GL builds only.
 bool gl_available(std::string &why);
 bool egl_dmabuf_import_available(std::string &why);
+bool gl_compute_available(std::string &why);
 // GL_RENDERER of a context made here; "" without GL.
 std::string gl_renderer();
 

@@ -84,6 +84,27 @@ std::string gl_renderer() {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? name : "";
 }
 
+bool gl_compute_available(std::string &why) {
+  GstGLDisplay *display;
+  GstGLContext *context = make_context(&display, why);
+  gst_object_unref(display);
+  if (!context)
+    return false;
+  // Compute shaders: GL 4.3 or GLES 3.1, and the entry point.
+  const bool ok = (gst_gl_context_check_gl_version(
+                       context, GstGLAPI(GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 4, 3) ||
+                   gst_gl_context_check_gl_version(context, GST_GL_API_GLES2, 3, 1)) &&
+                  gst_gl_context_get_proc_address(context, "glDispatchCompute");
+  if (!ok) {
+    gint major = 0, minor = 0;
+    gst_gl_context_get_gl_version(context, &major, &minor);
+    why = "the GL context (" + std::to_string(major) + "." + std::to_string(minor) +
+          ") has no compute shaders (GL 4.3, GLES 3.1), which GL tensors need";
+  }
+  gst_object_unref(context);
+  return ok;
+}
+
 bool egl_dmabuf_import_available(std::string &why) {
   GstGLDisplay *display;
   GstGLContext *context = make_context(&display, why);

@@ -16,6 +16,7 @@
 #include "efconvert/cpu/cpu_converter.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "efconvert/gl/gl_layout.hpp"
+#include "efconvert/gl/gl_tensor_words.hpp"
 #endif
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.
@@ -92,6 +93,25 @@ GST_START_TEST(test_gl_table_is_the_shader) {
         listed(table_names(t, true, OutputKind::Image, FrameMemory::Gl), f) == (out && out->pixels),
         "%s as GL memory", name);
   }
+  // Tensors: every element type the compute pass lays out in whole words
+  // (gl_tensor_words), in plain memory and as GL buffers, from what the
+  // shader reads, and only where the context computes.
+  for (TensorType type :
+       {TensorType::Uint8, TensorType::Int8, TensorType::Float16, TensorType::Float32}) {
+    TensorSpec spec;
+    spec.type = type;
+    spec.width = 5;
+    spec.height = 3;
+    const gl::TensorWords words = gl::tensor_words(spec);
+    const bool laid_out = words.pixels * spec.element_bytes() == 4 && words.bytes >= spec.size();
+    for (FrameMemory m : kTensorMemories) {
+      const auto names = table_names(t, true, OutputKind::Tensor, m);
+      const bool has = std::find(names.begin(), names.end(), tensor_type_name(type)) != names.end();
+      fail_unless(has == laid_out, "%s tensors in %s", tensor_type_name(type), memory_name(m));
+    }
+  }
+  for (const Production &row : t.rows)
+    fail_unless(row.compute == (row.kind == OutputKind::Tensor), "only tensors need compute");
 }
 GST_END_TEST;
 #endif
@@ -147,6 +167,20 @@ GST_START_TEST(test_transform_follows_the_tables) {
   fail_if(offers(from_y444.get(), "memory:GLMemory", "RGBA"));
 
 #ifdef EF_HAVE_GSTGL
+  // Tensors in plain memory, then as GL buffers, of what GL reads; of what
+  // only the CPU reads, in plain memory alone.
+  auto plain_tensor = caps("other/tensors, types=float32");
+  auto gl_tensor = caps("other/tensors(memory:GLBuffer), types=float32");
+  fail_unless(gst_caps_can_intersect(from_nv12.get(), plain_tensor.get()));
+  fail_unless(gst_caps_can_intersect(from_nv12.get(), gl_tensor.get()));
+  fail_unless(gst_caps_can_intersect(from_y444.get(), plain_tensor.get()));
+  fail_if(gst_caps_can_intersect(from_y444.get(), gl_tensor.get()));
+  auto gl_tensor_out = caps("other/tensors(memory:GLBuffer), types=int8, dimensions=3:8:8:1");
+  ef::gst::CapsPtr into_gl_tensor(retarget_caps(GST_PAD_SRC, gl_tensor_out.get(), nullptr));
+  fail_unless(offers(into_gl_tensor.get(), "memory:SystemMemory", "NV12"));
+  fail_if(offers(into_gl_tensor.get(), "memory:SystemMemory", "Y444"));
+  ef::gst::CapsPtr templ(gst_caps_from_string(src_template_caps().c_str()));
+  fail_unless(gst_caps_can_intersect(templ.get(), gl_tensor.get()));
   auto texture = caps("video/x-raw(memory:GLMemory), format=RGBA, width=64, height=48");
   ef::gst::CapsPtr into_texture(retarget_caps(GST_PAD_SRC, texture.get(), nullptr));
   fail_unless(offers(into_texture.get(), "memory:SystemMemory", "NV12"));
@@ -179,6 +213,20 @@ GST_START_TEST(test_conversions_go_to_their_backends) {
 #endif
   const std::string said = describe(texture);
   fail_unless(said == "NV12 in system memory to RGBA frames in GL memory", "%s", said.c_str());
+  // Tensors: both backends in plain memory, GL alone as GL buffers, and
+  // GL's only where it computes.
+  TensorSpec spec;
+  spec.width = spec.height = 32;
+  const Conversion tensor = conversion_of(nv12, sys, OutputSpec(spec), sys);
+  const Conversion resident = conversion_of(nv12, sys, OutputSpec(spec), FrameMemory::GlBuffer);
+  fail_unless(makes(cpu_table(), tensor));
+  fail_if(makes(cpu_table(), resident));
+#ifdef EF_HAVE_GSTGL
+  fail_unless(backends_making(tensor) == "cpu, gl");
+  fail_unless(backends_making(resident) == "gl");
+  fail_if(makes(gl_table(), tensor, false), "a GL tensor without compute shaders");
+  fail_unless(describe(resident) == "NV12 in system memory to float32 tensors in GL buffer memory");
+#endif
 }
 GST_END_TEST;
 

@@ -27,9 +27,10 @@ bool contains(const std::string &s, const char *text) {
 
 }  // namespace
 
-// Tensors only the CPU backend makes: auto takes it for tensor caps.
+// Tensors GL makes with a compute shader only: with the fragment stage
+// forced, auto takes the CPU for tensor caps and says why.
 GST_START_TEST(test_tensor_takes_cpu) {
-  GstHarness *h = gst_harness_new_parse("efconvert name=conv");
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv gl-shader=fragment");
   gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48",
                            "other/tensors, types=float16, dimensions=32:32:3:1");
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
@@ -38,9 +39,9 @@ GST_START_TEST(test_tensor_takes_cpu) {
   GstElement *conv = harness_element(h, "conv");
   const std::string reason = string_property(conv, "backend-reason");
   fail_unless(string_property(conv, "backend-in-use") == "cpu");
-  fail_unless(
-      contains(reason, "only the CPU backend converts NV12") && contains(reason, "float16 tensors"),
-      "%s", reason.c_str());
+  fail_unless(contains(reason, "only the CPU backend converts NV12") &&
+                  contains(reason, "float16 tensors") && contains(reason, "gl-shader=fragment"),
+              "%s", reason.c_str());
   gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -74,13 +75,19 @@ GST_START_TEST(test_asked_backend_lacks_the_conversion) {
                       "backend=gl cannot convert Y444 in system memory to RGB frames in system "
                       "memory");
   gst_harness_teardown(gl);
-  // Tensors only the CPU backend makes (for now).
-  GstHarness *gl_tensor = gst_harness_new_parse("efconvert backend=gl");
+  // Tensors GL makes with a compute shader only.
+  GstHarness *gl_tensor = gst_harness_new_parse("efconvert backend=gl gl-shader=fragment");
   expect_caps_refused(gl_tensor, "video/x-raw, format=NV12, width=64, height=48",
                       "other/tensors, types=float32, dimensions=3:32:32:1",
                       "backend=gl cannot convert NV12 in system memory to float32 tensors in "
-                      "system memory");
+                      "system memory: gl-shader=fragment");
   gst_harness_teardown(gl_tensor);
+  GstHarness *cpu_tensor = gst_harness_new_parse("efconvert backend=cpu");
+  expect_caps_refused(cpu_tensor, "video/x-raw, format=NV12, width=64, height=48",
+                      "other/tensors(memory:GLBuffer), types=uint8, dimensions=3:32:32:1",
+                      "backend=cpu cannot convert NV12 in system memory to uint8 tensors in GL "
+                      "buffer memory");
+  gst_harness_teardown(cpu_tensor);
   GstHarness *cpu = gst_harness_new_parse("efconvert backend=cpu");
   expect_caps_refused(cpu, "video/x-raw, format=NV12, width=64, height=48",
                       "video/x-raw(memory:GLMemory), format=RGBA, width=32, height=32",

@@ -23,6 +23,7 @@
 
 #include "frames.hpp"
 #include "harness.hpp"
+#include "tensors.hpp"
 
 #if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
 #include <gst/analytics/gsttensormeta.h>
@@ -35,156 +36,27 @@ using namespace ef::test;
 
 namespace {
 
-GstVideoInfo info_of(GstVideoFormat format, guint w, guint h) {
-  GstVideoInfo info;
-  gst_video_info_set_format(&info, format, w, h);
-  return info;
-}
-
-// A zone plate in R (every spatial frequency up to Nyquist), colour steps
-// in G and B (sharp edges every 7 and 11 pixels), converted by
-// GstVideoConverter into `info`'s format.
-GstBuffer *test_frame(const GstVideoInfo &info) {
-  const gint w = GST_VIDEO_INFO_WIDTH(&info), h = GST_VIDEO_INFO_HEIGHT(&info);
-  GstVideoInfo rgba = info_of(GST_VIDEO_FORMAT_RGBA, guint(w), guint(h));
-  GstBuffer *src = gst_buffer_new_allocate(nullptr, rgba.size, nullptr);
-  GstMapInfo map;
-  gst_buffer_map(src, &map, GST_MAP_WRITE);
-  for (gint y = 0; y < h; ++y)
-    for (gint x = 0; x < w; ++x) {
-      guint8 *p = map.data + gsize(y) * GST_VIDEO_INFO_PLANE_STRIDE(&rgba, 0) + gsize(x) * 4;
-      const double dx = x - w / 2.0, dy = y - h / 2.0;
-      p[0] = guint8(127.5 + 127.5 * std::cos(M_PI * (dx * dx + dy * dy) / (w + h)));
-      p[1] = guint8((x / 7) % 2 ? 230 : 20);
-      p[2] = guint8(((x + y) / 11) % 3 * 120);
-      p[3] = 255;
-    }
-  gst_buffer_unmap(src, &map);
-  GstBuffer *out = gst_buffer_new_allocate(nullptr, info.size, nullptr);
-  GstVideoFrame in_frame, out_frame;
-  GstVideoInfo out_info = info;
-  fail_unless(gst_video_frame_map(&in_frame, &rgba, src, GST_MAP_READ));
-  fail_unless(gst_video_frame_map(&out_frame, &out_info, out, GST_MAP_WRITE));
-  GstVideoConverter *conv = gst_video_converter_new(&rgba, &out_info, nullptr);
-  gst_video_converter_frame(conv, &in_frame, &out_frame);
-  gst_video_converter_free(conv);
-  gst_video_frame_unmap(&in_frame);
-  gst_video_frame_unmap(&out_frame);
-  gst_buffer_unref(src);
-  return out;
-}
-
-std::string caps_text(const GstVideoInfo &info) {
-  GstCaps *caps = caps_for(info);
-  gchar *text = gst_caps_to_string(caps);
-  std::string s = text;
-  g_free(text);
-  gst_caps_unref(caps);
-  return s;
-}
-
-struct Norm {
-  std::string props;  // efconvert properties
-  std::array<double, 3> mean{0, 0, 0}, stddev{1, 1, 1};
-  double quant_scale = 1;
-  int zero_point = 0;
-};
-
-const char *kTypes[] = {"float32", "float16", "uint8", "int8"};
-
-// Per type: the defaults, and a setting that moves every value.
-std::vector<Norm> norms_for(const std::string &type, bool gray) {
-  std::vector<Norm> norms{Norm{}};
-  Norm n;
-  if (gray) {
-    n.mean = {118.5, 118.5, 118.5};
-    n.stddev = {61.25, 61.25, 61.25};
-    n.props = "mean=<118.5> std=<61.25>";
-  } else {
-    n.mean = {123.675, 116.28, 103.53};
-    n.stddev = {58.395, 57.12, 57.375};
-    n.props = "mean=<123.675,116.28,103.53> std=<58.395,57.12,57.375>";
-  }
-  if (type == "int8" || type == "uint8") {
-    n.quant_scale = 0.0171;
-    n.zero_point = type == "int8" ? -7 : 131;
-    n.props += " quant-scale=0.0171 quant-zero-point=" + std::to_string(n.zero_point);
-  }
-  norms.push_back(n);
-  return norms;
-}
-
-float half_to_float(uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v = exp == 0 ? std::ldexp(mant, -24) : std::ldexp(1024 + mant, exp - 25);
-  return float(sign ? -v : v);
-}
-
-// The tensor's value at index i as a double.
-double element(const guint8 *data, const std::string &type, gsize i) {
-  if (type == "float32") {
-    float f;
-    std::memcpy(&f, data + 4 * i, 4);
-    return f;
-  }
-  if (type == "float16") {
-    uint16_t h;
-    std::memcpy(&h, data + 2 * i, 2);
-    return half_to_float(h);
-  }
-  if (type == "int8")
-    return double(int8_t(data[i]));
-  return data[i];
-}
-
 struct Run {
   std::string in_caps, out_caps, props;
 };
 
 // One frame through efconvert backend=cpu; the output buffer.
 GstBuffer *run_one(const Run &r, GstBuffer *frame) {
-  GstHarness *h = gst_harness_new_parse(("efconvert backend=cpu " + r.props).c_str());
-  gst_harness_set_caps_str(h, r.in_caps.c_str(), r.out_caps.c_str());
-  GstBus *bus = attach_bus(h);
-  const GstFlowReturn ret = gst_harness_push(h, gst_buffer_ref(frame));
-  const std::string error = pop_error(bus);
-  fail_unless(ret == GST_FLOW_OK, "%s -> %s (%s): %s", r.in_caps.c_str(), r.out_caps.c_str(),
-              r.props.c_str(), error.c_str());
-  GstBuffer *out = gst_harness_pull(h);
-  release_bus(bus);
-  gst_harness_teardown(h);
-  return out;
+  return convert_one("efconvert backend=cpu " + r.props, r.in_caps, r.out_caps, frame);
 }
 
-struct Case {
-  GstVideoInfo in;
-  guint w, h;
-  bool letterbox;
-  std::string type;
-  bool nchw, bgr, gray;
-};
-
-std::string dims(const Case &c) {
-  const std::string ch = c.gray ? "1" : "3";
-  const std::string w = std::to_string(c.w), h = std::to_string(c.h);
-  return c.nchw ? w + ":" + h + ":" + ch + ":1" : ch + ":" + w + ":" + h + ":1";
-}
-
-void check_case(const Case &c, GstBuffer *frame) {
+void check_case(const TensorCase &c, GstBuffer *frame) {
   const std::string in_caps = caps_text(c.in);
-  const std::string lb =
-      std::string("letterbox=") + (c.letterbox ? "true" : "false") + " fill-color=0xff336699";
   // The same backend's 8-bit output of the frame.
   const GstVideoInfo image =
-      info_of(c.gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, c.w, c.h);
-  GstBuffer *bytes = run_one({in_caps, caps_text(image), lb}, frame);
+      video_info(c.gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB, c.w, c.h);
+  GstBuffer *bytes = run_one({in_caps, caps_text(image), letterbox_props(c)}, frame);
   GstVideoFrame f;
   GstVideoInfo image_info = image;
   fail_unless(gst_video_frame_map(&f, &image_info, bytes, GST_MAP_READ));
-  for (const Norm &n : norms_for(c.type, c.gray)) {
-    const std::string props = lb + " channel-order=" + (c.bgr ? "bgr" : "rgb") + " " + n.props;
-    const std::string out_caps =
-        "other/tensors, format=static, num_tensors=1, types=" + c.type + ", dimensions=" + dims(c);
+  for (const TensorNormCase &n : norms_for(c.type, c.gray)) {
+    const std::string props = tensor_props(c, n);
+    const std::string out_caps = tensor_caps(c);
     GstBuffer *tensor = run_one({in_caps, out_caps, props}, frame);
     const std::string what = in_caps + " -> " + out_caps + " (" + props + ")";
     fail_unless_equals_int(gst_buffer_n_memory(tensor), 1);
@@ -192,10 +64,7 @@ void check_case(const Case &c, GstBuffer *frame) {
     GstMapInfo map;
     fail_unless(gst_buffer_map(tensor, &map, GST_MAP_READ));
     const guint channels = c.gray ? 1 : 3;
-    const gsize bytes_per = c.type == "float32" ? 4 : c.type == "float16" ? 2 : 1;
-    fail_unless_equals_uint64(map.size, gsize(c.w) * c.h * channels * bytes_per);
-    const bool quant = c.type == "uint8" || c.type == "int8";
-    const int low = c.type == "int8" ? -128 : 0, high = c.type == "int8" ? 127 : 255;
+    fail_unless_equals_uint64(map.size, gsize(c.w) * c.h * channels * element_bytes(c.type));
     double worst = 0;
     for (guint y = 0; y < c.h; ++y)
       for (guint x = 0; x < c.w; ++x)
@@ -205,14 +74,10 @@ void check_case(const Case &c, GstBuffer *frame) {
                              gsize(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0) +
                              gsize(x) * (c.gray ? 1 : 3);
           const double v8 = px[colour];
-          const gsize i =
-              c.nchw ? (gsize(k) * c.h + y) * c.w + x : (gsize(y) * c.w + x) * channels + k;
-          const double got = element(map.data, c.type, i);
+          const double got = tensor_element(map.data, c.type, tensor_index(c, x, y, k));
           const double normalised = (v8 - n.mean[k]) / n.stddev[k];
-          if (quant) {
-            const double want =
-                std::clamp(std::nearbyint(normalised / n.quant_scale) + n.zero_point, double(low),
-                           double(high));
+          if (is_quantised(c.type)) {
+            const double want = quantise(normalised, n, c.type);
             fail_unless(got == want, "%s: (%u, %u) channel %u: %g, the formula on %g gives %g",
                         what.c_str(), x, y, k, got, v8, want);
           } else {
@@ -229,16 +94,11 @@ void check_case(const Case &c, GstBuffer *frame) {
 }
 
 void sweep(const GstVideoInfo &in, guint w, guint h) {
-  GstBuffer *frame = test_frame(in);
+  GstBuffer *frame = zone_plate_frame(in);
   for (bool letterbox : {true, false})
-    for (const char *type : kTypes)
-      for (int shape = 0; shape < 5; ++shape) {
-        // NHWC RGB, NHWC BGR, NCHW RGB, NCHW BGR, one channel.
-        const bool gray = shape == 4;
-        check_case(
-            {in, w, h, letterbox, type, shape == 2 || shape == 3, shape == 1 || shape == 3, gray},
-            frame);
-      }
+    for (const char *type : kTensorTypes)
+      for (const TensorCase &c : shapes_of(in, w, h, letterbox, type))
+        check_case(c, frame);
   gst_buffer_unref(frame);
 }
 
@@ -247,7 +107,7 @@ void sweep(const GstVideoInfo &in, guint w, guint h) {
 // NV12 97x61 into 45x37 (rows of 135 bytes) and 64x64: letterbox borders
 // above and below, or on the sides.
 GST_START_TEST(test_nv12_odd_sizes) {
-  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 97, 61);
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 97, 61);
   sweep(in, 45, 37);
   sweep(in, 64, 64);
 }
@@ -255,17 +115,17 @@ GST_END_TEST;
 
 // RGBA 33x17 (rows of 132 bytes) into 31x9; I420 64x48 into 29x41.
 GST_START_TEST(test_rgba_and_i420) {
-  sweep(info_of(GST_VIDEO_FORMAT_RGBA, 33, 17), 31, 9);
-  sweep(info_of(GST_VIDEO_FORMAT_I420, 64, 48), 29, 41);
+  sweep(video_info(GST_VIDEO_FORMAT_RGBA, 33, 17), 31, 9);
+  sweep(video_info(GST_VIDEO_FORMAT_I420, 64, 48), 29, 41);
 }
 GST_END_TEST;
 
 // Wide enough for the vector path (24 values a round) and its tail, and
 // more rows than one band: 1280x720 into 300x300.
 GST_START_TEST(test_large_frame) {
-  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 1280, 720);
-  GstBuffer *frame = test_frame(in);
-  for (const char *type : kTypes)
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  GstBuffer *frame = zone_plate_frame(in);
+  for (const char *type : kTensorTypes)
     for (bool nchw : {false, true})
       check_case({in, 300, 300, true, type, nchw, !nchw, false}, frame);
   gst_buffer_unref(frame);
@@ -278,7 +138,7 @@ GST_START_TEST(test_fixation) {
   GstHarness *h = gst_harness_new_parse("efconvert backend=cpu video-direction=90r");
   gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48, framerate=30/1",
                            "other/tensors");
-  GstBuffer *frame = test_frame(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  GstBuffer *frame = zone_plate_frame(video_info(GST_VIDEO_FORMAT_NV12, 64, 48));
   fail_unless_equals_int(gst_harness_push(h, frame), GST_FLOW_OK);
   GstBuffer *out = gst_harness_pull(h);
   GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
@@ -387,7 +247,7 @@ GST_START_TEST(test_bad_setting_while_playing) {
   gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48",
                            "other/tensors, types=float32, dimensions=1:32:32:1");
   GstBus *bus = attach_bus(h);
-  GstBuffer *frame = test_frame(info_of(GST_VIDEO_FORMAT_NV12, 64, 48));
+  GstBuffer *frame = zone_plate_frame(video_info(GST_VIDEO_FORMAT_NV12, 64, 48));
   GstBuffer *before = gst_harness_push_and_pull(h, gst_buffer_ref(frame));
   GstElement *conv = harness_element(h, "conv");
   for (auto [name, value, says] :
@@ -463,9 +323,9 @@ GST_END_TEST;
 // identity and metas) with the tensor made of it attached, the same bytes
 // as a tensor output of that frame, mapping back onto the frame.
 GST_START_TEST(test_attach_mode) {
-  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
   const std::string tensor_caps = "other/tensors, types=uint8, dimensions=3:32:32:1";
-  GstBuffer *source = test_frame(in);
+  GstBuffer *source = zone_plate_frame(in);
   GstBuffer *frame = memfd_frame(in, 0);
   {
     GstMapInfo from, to;
@@ -540,11 +400,11 @@ GST_END_TEST;
 // apply, so it is refused with a warning naming the state (GStreamer's rule
 // for a property mutable in READY), and reads back what runs.
 GST_START_TEST(test_attach_refused_while_playing) {
-  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
   GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
   const std::string caps = caps_text(in);
   gst_harness_set_caps_str(h, caps.c_str(), "video/x-raw, format=RGB, width=32, height=32");
-  GstBuffer *frame = test_frame(in);
+  GstBuffer *frame = zone_plate_frame(in);
   gst_buffer_unref(gst_harness_push_and_pull(h, gst_buffer_ref(frame)));
   GstElement *conv = harness_element(h, "conv");
   const std::string said = warnings_during([&] {
@@ -610,8 +470,8 @@ GST_END_TEST;
 // struct: the test links no analytics library.)
 GST_START_TEST(test_gst_tensor_meta) {
 #if GST_CHECK_VERSION(1, 26, 0) && __has_include(<gst/analytics/gsttensormeta.h>)
-  const GstVideoInfo in = info_of(GST_VIDEO_FORMAT_NV12, 64, 48);
-  GstBuffer *frame = test_frame(in);
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstBuffer *frame = zone_plate_frame(in);
   GstBuffer *out = run_one({caps_text(in), "other/tensors, types=int8, dimensions=32:24:3:1",
                             "tensor-id=model-input quant-zero-point=-128"},
                            frame);

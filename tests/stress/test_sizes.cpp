@@ -5,7 +5,7 @@
 // pipeline through appsrc and appsink whose every output is checked against
 // GstVideoConverter (efconvert) or byte for byte (efupload, efvkbridge).
 // Groups (argv[1]): efconvert-gl, efconvert-gl-syspool, efconvert-cpu,
-// efupload, efvkbridge.
+// efupload, efvkbridge; tensors in efconvert-cpu and efconvert-gl.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -158,7 +158,6 @@ const std::vector<Size> &input_sizes() {
   return sizes;
 }
 
-
 // A system-memory pool downstream is the control (every size worked there):
 // a few sizes of each kind, no input variants.
 bool in_control_subset(const Size &s) {
@@ -256,17 +255,19 @@ GstBuffer *tensor_to_image(GstBuffer *tensor, const TensorSize &t, const GstVide
   return out;
 }
 
-void tensor_case(const GstVideoInfo &in, const TensorSize &t) {
+// `backend`: efconvert's (cpu, gl: the compute pass into a buffer object).
+void tensor_case(const GstVideoInfo &in, const TensorSize &t, const std::string &backend) {
   const std::string ch = t.gray ? "1" : "3", w = std::to_string(t.width),
                     h = std::to_string(t.height);
   const std::string caps =
       std::string("other/tensors,format=static,num_tensors=1,types=") + t.type +
       ",dimensions=" + (t.nchw ? w + ":" + h + ":" + ch : ch + ":" + w + ":" + h) + ":1";
-  Pipeline p(
-      "appsrc name=src format=time ! efconvert backend=cpu letterbox=false "
-      "quant-zero-point=" +
-      std::string(std::string(t.type) == "int8" ? "-128" : "0") + " ! " + caps +
-      " ! appsink name=sink sync=false");
+  Pipeline p("appsrc name=src format=time ! efconvert backend=" + backend +
+             " letterbox=false quant-zero-point=" +
+             std::string(std::string(t.type) == "int8" ? "-128" : "0") + " ! " + caps +
+             " ! appsink name=sink sync=false");
+  if (backend == "gl")
+    p.share_gl_display();
   p.set_caps(ef::test::caps_for(in));
   p.set_state(GST_STATE_PLAYING);
   const std::string what = describe(in) + " -> " + caps;
@@ -301,10 +302,11 @@ void tensor_case(const GstVideoInfo &in, const TensorSize &t) {
 // 1-pixel sides, rows of no multiple of 16 bytes, odd sizes. NCHW tensors
 // 1 or 3 wide read as NHWC in NNStreamer's dimensions (tensor_caps.hpp):
 // none here.
-void add_tensor_cases(const std::string &group) {
+void add_tensor_cases(const std::string &group, const std::string &backend) {
   const GstVideoInfo camera = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
   // From deep cameras the tensor is made from floats, not bytes
-  // (cpu_deep.hpp): every type and layout, a few sizes.
+  // (cpu_deep.hpp; GL's pass samples 16-bit textures): every type and
+  // layout, a few sizes.
   for (GstVideoFormat format : {GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_I420_10LE})
     for (const char *type : {"float32", "float16", "uint8", "int8"})
       for (int shape = 0; shape < 3; ++shape)
@@ -318,7 +320,7 @@ void add_tensor_cases(const std::string &group) {
                    : shape == 2 ? "_gray_"
                                 : "_nhwc_") +
                   std::to_string(w) + "x" + std::to_string(h),
-              [=] { tensor_case(deep, t); });
+              [=] { tensor_case(deep, t, backend); });
         }
   const std::pair<guint, guint> sizes[] = {{224, 224}, {7, 5},   {1, 1},  {4095, 1},
                                            {1, 4095},  {33, 17}, {17, 9}, {300, 299}};
@@ -333,7 +335,7 @@ void add_tensor_cases(const std::string &group) {
                  : shape == 2 ? "_gray_"
                               : "_nhwc_") +
                 std::to_string(w) + "x" + std::to_string(h),
-            [=] { tensor_case(camera, t); });
+            [=] { tensor_case(camera, t, backend); });
       }
 }
 
@@ -526,13 +528,15 @@ void register_cases(const std::string &group) {
   const std::string no_gl = any_gl ? gl_missing() : "";
   if (!no_gl.empty())
     skip_group("GL cases: " + no_gl);
-  if (no_gl.empty() && wants("efconvert-gl"))
+  if (no_gl.empty() && wants("efconvert-gl")) {
     add_convert_cases("efconvert-gl", "efconvert backend=gl letterbox=false", false);
+    add_tensor_cases("efconvert-gl", "gl");
+  }
   if (no_gl.empty() && wants("efconvert-gl-syspool"))
     add_convert_cases("efconvert-gl-syspool", "efconvert backend=gl letterbox=false", true);
   if (wants("efconvert-cpu")) {
     add_convert_cases("efconvert-cpu", "efconvert backend=cpu letterbox=false", false);
-    add_tensor_cases("efconvert-cpu");
+    add_tensor_cases("efconvert-cpu", "cpu");
   }
   if (no_gl.empty() && wants("efupload"))
     add_exact_cases("efupload",

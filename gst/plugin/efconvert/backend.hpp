@@ -105,15 +105,17 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const O
 #ifdef EF_HAVE_GSTGL
 struct GlBackendOptions {
   uint32_t cache_capacity = 0;
-  bool compute = false;     // the pass as a compute shader where the context has them
+  bool compute =
+      false;  // the pass as a compute shader where the context has them (tensors always are)
   bool hardware = false;    // a GPU (not a software rasterizer), which imports no memfd
   bool gpu_timing = false;  // GL timer queries around the pass and the read-back
 };
-// EINVAL when the GL converter cannot do in -> out. `element` names the
-// element in log lines.
+// EINVAL when the GL converter cannot do in -> out; ENOTSUP for a tensor
+// where the context has no compute shaders. `element` names the element in
+// log lines.
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
-                                                        const GstVideoInfo &out,
+                                                        const OutputSpec &out,
                                                         const GlBackendOptions &options);
 #endif
 

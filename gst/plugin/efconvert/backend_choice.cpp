@@ -24,7 +24,7 @@ std::string facts(const Machine &m) {
 }  // namespace
 
 Choice choose_backend(const Machine &m) {
-  if (m.out == FrameMemory::Gl)
+  if (m.out == FrameMemory::Gl || m.out == FrameMemory::GlBuffer)
     return {Pick::Gl, "the output is GL memory, which only the GL backend makes"};
   if (m.gl == GlKind::Software)
     // A software rasterizer's textures are system memory: reading a GL

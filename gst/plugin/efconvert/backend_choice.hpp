@@ -12,7 +12,9 @@ namespace ef::gst {
 
 enum class Pick { Cpu, Gl, Trial };
 
-enum class FrameMemory { System, DmaBuf, Gl };
+// Gl: GL textures (memory:GLMemory, frames); GlBuffer: GL buffer objects
+// (memory:GLBuffer, tensors that stay on the GPU).
+enum class FrameMemory { System, DmaBuf, Gl, GlBuffer };
 
 enum class GlKind { None, Software, Hardware };
 

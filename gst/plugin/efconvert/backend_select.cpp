@@ -10,6 +10,7 @@
 #include "convert_caps.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_limits.hpp"
+#include "gl/gl_converter.hpp"
 #endif
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -52,11 +53,34 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
   const bool hardware = renderer_kind(s) == GlKind::Hardware;
   const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
                        (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
-  const GstVideoInfo *image = s.out.image();
-  if (!image)
-    return Error{EINVAL, "the GL backend makes no tensors"};
-  return make_gl_backend(element, *context, s.in_info, *image,
+  return make_gl_backend(element, *context, s.in_info, s.out,
                          {st.cache_capacity, compute, hardware, st.gpu_timing});
+}
+
+// Whether the GL backend may run compute shaders for these caps: the
+// context has them and gl-shader does not force fragments; "" if so, else
+// why not. Without a context, "" (trying the backend says why it is
+// missing).
+std::string gl_compute_missing(GstElement *element, ConvertState &s, const Settings &st) {
+  if (st.gl_shader == GST_EF_CONVERT_GL_SHADER_FRAGMENT)
+    return "gl-shader=fragment, and the GL backend writes tensors with a compute shader";
+  auto context = s.gl.ensure(element);
+  if (context && !GlConverter::computes(*context))
+    return "the GL backend writes tensors with a compute shader (GL 4.3, GLES 3.1), and this "
+           "GL context has none";
+  return {};
+}
+
+// Whether GL's table has `c` here: its rows that a compute shader makes
+// count only where the context computes (`why` says why not).
+bool gl_makes(GstElement *element, ConvertState &s, const Settings &st, const Conversion &c,
+              std::string &why) {
+  if (!makes(gl_table(), c))
+    return false;
+  if (makes(gl_table(), c, false))
+    return true;
+  why = gl_compute_missing(element, s, st);
+  return why.empty();
 }
 
 // This machine as backend=auto sees it for these caps.
@@ -96,11 +120,13 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
     return nullptr;
   }
 #ifdef EF_HAVE_GSTGL
-  const bool gl_makes = makes(gl_table(), c);
+  std::string no_compute;
+  const bool gl_can = gl_makes(element, s, st, c, no_compute);
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
-    if (!gl_makes) {
+    if (!gl_can) {
+      const std::string why = no_compute.empty() ? "" : ": " + no_compute;
       GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
-                        ("backend=gl cannot convert %s", describe(c).c_str()),
+                        ("backend=gl cannot convert %s%s", describe(c).c_str(), why.c_str()),
                         ("backends that can: %s", backends_making(c).c_str()));
       return nullptr;
     }
@@ -111,8 +137,10 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
                       ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
     return nullptr;
   }
-  if (!gl_makes && cpu_makes)
-    return chosen(element, s, cpu(), "only the CPU backend converts " + describe(c));
+  if (!gl_can && cpu_makes)
+    return chosen(element, s, cpu(),
+                  "only the CPU backend converts " + describe(c) +
+                      (no_compute.empty() ? "" : " here (" + no_compute + ")"));
   const Machine machine = describe_machine(element, s, st, incaps, outcaps);
   Choice choice = choose_backend(machine);
   if (!cpu_makes)

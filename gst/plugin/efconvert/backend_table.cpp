@@ -24,6 +24,8 @@ const char *memory_name(FrameMemory m) {
       return "dma-buf memory";
     case FrameMemory::Gl:
       return "GL memory";
+    case FrameMemory::GlBuffer:
+      return "GL buffer memory";
     default:
       return "system memory";
   }
@@ -36,12 +38,12 @@ std::string describe(const Conversion &c) {
          memory_name(c.out_memory);
 }
 
-bool makes(const BackendTable &table, const Conversion &c) {
+bool makes(const BackendTable &table, const Conversion &c, bool computes) {
   auto has = [](const std::vector<std::string> &names, const std::string &name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
   for (const Production &row : table.rows)
-    if (row.kind == c.kind && (row.in & memory_bit(c.in_memory)) &&
+    if (row.kind == c.kind && (computes || !row.compute) && (row.in & memory_bit(c.in_memory)) &&
         (row.out & memory_bit(c.out_memory)) && has(row.inputs, c.input) &&
         has(row.outputs, c.output))
       return true;

@@ -30,9 +30,12 @@ constexpr Memories memory_bit(FrameMemory m) {
 inline constexpr Memories kPlainMemory =
     memory_bit(FrameMemory::System) | memory_bit(FrameMemory::DmaBuf);
 inline constexpr Memories kAnyMemory = kPlainMemory | memory_bit(FrameMemory::Gl);
-// The memories in the order caps list them.
+// The memories of frames in the order caps list them.
 inline constexpr FrameMemory kMemories[] = {FrameMemory::System, FrameMemory::DmaBuf,
                                             FrameMemory::Gl};
+// The memories of tensors in the order caps list them: plain memory, or GL
+// buffer objects that stay on the GPU.
+inline constexpr FrameMemory kTensorMemories[] = {FrameMemory::System, FrameMemory::GlBuffer};
 
 struct Production {
   std::vector<std::string> inputs;  // video formats, by preference
@@ -42,6 +45,9 @@ struct Production {
   // preference.
   std::vector<std::string> outputs;
   Memories out = kPlainMemory;
+  // Made by a compute shader only (GL 4.3, GLES 3.1): on a context without
+  // them, or with the fragment stage forced, the backend does not make it.
+  bool compute = false;
 };
 
 struct BackendTable {
@@ -64,7 +70,9 @@ Conversion conversion_of(const GstVideoInfo &in, FrameMemory in_memory, const Ou
 std::string describe(const Conversion &c);
 const char *memory_name(FrameMemory m);
 
-bool makes(const BackendTable &table, const Conversion &c);
+// `computes`: whether the backend runs compute shaders here (rows marked
+// `compute` count only then).
+bool makes(const BackendTable &table, const Conversion &c, bool computes = true);
 
 // The tables of the backends built in, the CPU's first. Each backend's own
 // folder defines its table.

@@ -20,7 +20,7 @@ namespace {
 constexpr const char *kFeatures[] = {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
                                      GST_CAPS_FEATURE_MEMORY_DMABUF,
                                      // Spelt out: GstGL's headers are missing without GL.
-                                     "memory:GLMemory"};
+                                     "memory:GLMemory", "memory:GLBuffer"};
 
 const char *feature_of(FrameMemory m) {
   return kFeatures[unsigned(m)];
@@ -30,7 +30,7 @@ const char *feature_of(FrameMemory m) {
 Memories memories_of(GstCapsFeatures *f) {
   if (f && gst_caps_features_is_any(f))
     return kAnyMemory;
-  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::DmaBuf})
+  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf})
     if (f && gst_caps_features_contains(f, feature_of(m)))
       return memory_bit(m);
   return memory_bit(FrameMemory::System);
@@ -167,20 +167,24 @@ GstCaps *retarget_structure(GstCaps *out, const GstStructure *s, GstCapsFeatures
 }
 
 // The tensors the tables make of the input structure `s` (with features
-// `f`), in system memory.
+// `f`), in system memory, then as GL buffers.
 GstCaps *append_tensors(GstCaps *out, const GstStructure *s, GstCapsFeatures *f) {
-  const auto types = union_of(rows_for(OutputKind::Tensor, memories_of(f), FrameMemory::System,
-                                       names_in(s, "format"), true),
-                              true);
-  if (types.empty())
-    return out;
-  return gst_caps_merge_structure_full(
-      out, tensor_structure(caps_list(types), s),
-      gst_caps_features_new(feature_of(FrameMemory::System), nullptr));
+  for (FrameMemory m : kTensorMemories) {
+    const auto types = union_of(
+        rows_for(OutputKind::Tensor, memories_of(f), m, names_in(s, "format"), true), true);
+    if (!types.empty())
+      out = gst_caps_merge_structure_full(out, tensor_structure(caps_list(types), s),
+                                          gst_caps_features_new(feature_of(m), nullptr));
+  }
+  return out;
 }
 
-std::vector<std::string> tensor_types() {
-  return union_of([](const Production &row) { return row.kind == OutputKind::Tensor; }, true);
+std::vector<std::string> tensor_types(FrameMemory m) {
+  return union_of(
+      [m](const Production &row) {
+        return row.kind == OutputKind::Tensor && (row.out & memory_bit(m));
+      },
+      true);
 }
 
 }  // namespace
@@ -208,10 +212,11 @@ std::string src_template_caps() {
             false);
         !formats.empty())
       text += ";" + template_text(m, formats, true);
-  if (const auto types = tensor_types(); !types.empty())
-    text += std::string(";") + kTensorsMedia +
-            ", format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
-            ", framerate=" GST_VIDEO_FPS_RANGE;
+  for (FrameMemory m : kTensorMemories)
+    if (const auto types = tensor_types(m); !types.empty())
+      text += std::string(";") + kTensorsMedia + "(" + feature_of(m) +
+              "), format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
+              ", framerate=" GST_VIDEO_FPS_RANGE;
   return text;
 }
 
@@ -377,12 +382,13 @@ std::string refused_input_message(GstElement *element, GstCaps *caps) {
 }
 
 bool is_gl_caps(GstCaps *caps) {
-  return memory_of(caps) == FrameMemory::Gl;
+  const FrameMemory m = memory_of(caps);
+  return m == FrameMemory::Gl || m == FrameMemory::GlBuffer;
 }
 
 FrameMemory memory_of(GstCaps *caps) {
   GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::DmaBuf})
+  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf})
     if (f && gst_caps_features_contains(f, feature_of(m)))
       return m;
   return FrameMemory::System;

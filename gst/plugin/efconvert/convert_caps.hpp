@@ -60,6 +60,7 @@ GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *inc
 // (interlace.hpp); "" when neither.
 std::string refused_input_message(GstElement *element, GstCaps *caps);
 
+// GL memory of either kind: textures (frames) or buffer objects (tensors).
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);
 

@@ -39,6 +39,9 @@
 #include "interlace.hpp"
 #include "output_pool.hpp"
 #include "settings_check.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "gl/gl_tensor_pool.hpp"
+#endif
 #include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
@@ -391,8 +394,28 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
-  if (const TensorSpec *tensor = state_of(trans).out.tensor())
-    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size());
+  ConvertState &s = state_of(trans);
+  ObjectPtr<GstAllocator> preferred;
+  {
+    std::lock_guard lock(s.lock);
+    if (s.backend)
+      preferred.reset(s.backend->output_allocator());
+  }
+  if (const TensorSpec *tensor = s.out.tensor()) {
+#ifdef EF_HAVE_GSTGL
+    if (caps && is_gl_caps(caps)) {  // GL buffers, which stay on the GPU
+      auto context = s.gl.ensure(GST_ELEMENT(trans));
+      if (!context) {
+        GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()),
+                          (nullptr));
+        return FALSE;
+      }
+      return decide_gl_tensor_pool(GST_ELEMENT(trans), *context, query, caps, tensor->size());
+    }
+#endif
+    return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size(), readback_depth(s),
+                              preferred.get());
+  }
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
@@ -407,13 +430,6 @@ gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *que
     return decide_gl_output_pool(GST_ELEMENT(trans), *context, query, caps, parsed->info);
   }
 #endif
-  ConvertState &s = state_of(trans);
-  ObjectPtr<GstAllocator> preferred;
-  {
-    std::lock_guard lock(s.lock);
-    if (s.backend)
-      preferred.reset(s.backend->output_allocator());
-  }
   return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed, readback_depth(s),
                             preferred.get());
 }
@@ -488,6 +504,14 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
   ConvertParams plan;
   if (GstFlowReturn ret = convert_frame(self, frame, tensor, settings, plan); ret != GST_FLOW_OK)
     return ret;
+  // The tensor rides on the frame: its read-back (GL) completes before
+  // the frame goes, which the backend holds until then.
+  s.held.set_last_in_flight(false);
+  while (s.backend->in_flight() > 0)
+    if (auto done = s.backend->complete_oldest(); !done)
+      return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                          "Read-back failed: " + done.error().message,
+                          std::string("backend ") + s.backend->name());
   describe_output(tensor, plan);
   add_tensor_meta(tensor, *spec, settings.tensor.id);
   attach_tensor(frame, tensor, *spec, settings.tensor.id);
@@ -998,7 +1022,8 @@ void install_properties(GObjectClass *object_class) {
           "backend", "Backend",
           "Where conversions run; set while playing, from the next frame on (backend-in-use "
           "says which runs). auto decides per caps from what a frame costs: GL for GL "
-          "memory, the CPU where GL is a software rasterizer (llvmpipe, softpipe) or missing "
+          "memory (textures, or tensors as GL buffers), the CPU where GL is a software rasterizer "
+          "(llvmpipe, softpipe) or missing "
           "or would upload and read back every frame, else the faster of both timed on the "
           "first frame, which leaves as its conversion (backend-reason says why)",
           GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO, rw_flags()));
@@ -1088,8 +1113,9 @@ void install_properties(GObjectClass *object_class) {
                         "How the GL backend runs its pass. On GPUs whose graphics units are a "
                         "small part of the chip (compute GPUs such as the H100/H200) fragments "
                         "cost many times what the same compute shader does; a software "
-                        "rasterizer is the other way round. Set while playing, it applies from "
-                        "the next frame (gl-shader-in-use says which runs)",
+                        "rasterizer is the other way round. Tensors are always computed: GL makes "
+                        "none with fragment (auto then takes the CPU). Set while playing, it "
+                        "applies from the next frame (gl-shader-in-use says which runs)",
                         GST_TYPE_EF_CONVERT_GL_SHADER, GST_EF_CONVERT_GL_SHADER_AUTO, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_GPU_TIMING,
@@ -1125,7 +1151,10 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       element_class, "ef convert, scale and letterbox", "Filter/Converter/Video/Scaler",
       "Converts colour (BT.601/709/2020, limited or full range), crops, flips, turns, scales and "
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
-      "frames. Each output carries a GstEfTransformMeta mapping it back to the input.",
+      "frames, or tensors (NNStreamer's other/tensors: float32, float16, int8, uint8, NHWC or "
+      "NCHW, normalised and quantised; from the GL backend also as GL buffers that stay on the "
+      "GPU, memory:GLBuffer). Each output carries a GstEfTransformMeta mapping it back to the "
+      "input.",
       "ef developers");
   add_pad_templates(element_class, sink_template_caps().c_str(), src_template_caps().c_str());
 

@@ -91,12 +91,20 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
   return answer_with(query, offered, pool, size, min, max);
 }
 
-gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size) {
+gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size,
+                            guint held, GstAllocator *preferred) {
   GstBufferPool *pool = nullptr;
   guint offered_size = 0, min = 2, max = 0;
   const bool offered = gst_query_get_n_allocation_pools(query) > 0;
   if (offered)
     gst_query_parse_nth_allocation_pool(query, 0, &pool, &offered_size, &min, &max);
+  if (pool && preferred && plain_system_pool(pool)) {
+    GST_INFO_OBJECT(element, "downstream's system-memory pool replaced by our own");
+    gst_clear_object(&pool);
+  }
+  min = MAX(min, 2u) + held;
+  if (max != 0)
+    max = MAX(max, min);
   for (bool own : {false, true}) {
     if (own) {
       gst_clear_object(&pool);
@@ -105,15 +113,16 @@ gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps,
       continue;
     }
     GstStructure *config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, guint(size), MAX(min, 2u), max);
+    gst_buffer_pool_config_set_params(config, caps, guint(size), min, max);
     if (own) {
-      ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
+      ObjectPtr<GstAllocator> allocator(preferred ? GST_ALLOCATOR(gst_object_ref(preferred))
+                                                  : gst_ef_fd_allocator_new());
       gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
     }
     if (gst_buffer_pool_set_config(pool, config)) {
       GST_INFO_OBJECT(element, "tensors of %" G_GSIZE_FORMAT " bytes from %s pool", size,
                       own ? "our own" : "downstream's");
-      return answer_with(query, offered, pool, guint(size), MAX(min, 2u), max);
+      return answer_with(query, offered, pool, guint(size), min, max);
     }
   }
   gst_object_unref(pool);

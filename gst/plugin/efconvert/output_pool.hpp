@@ -24,8 +24,12 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
                             const VideoCaps &parsed, guint held, GstAllocator *preferred);
 
 // Tensors: one memory of `size` bytes a buffer, from a pool downstream
-// offers where it takes these caps, else our own pool of fd-backed memory.
-gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size);
+// offers where it takes these caps, else our own pool of fd-backed memory,
+// or of `preferred` (may be nullptr), which then also replaces a plain
+// system-memory pool downstream offers; `held` more buffers than asked for
+// (outputs held behind read-backs in flight).
+gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size,
+                            guint held, GstAllocator *preferred);
 
 // An active pool of our own fd-backed memory for tensors of `size` bytes
 // (attach-tensor's), or null with an error posted.

@@ -2,6 +2,9 @@
 #include "gst/ef/gstefidentity.h"
 
 #include <gst/allocators/allocators.h>
+#ifdef EF_HAVE_GSTGL_HEADERS
+#include <gst/gl/gstglbuffer.h>
+#endif
 
 #include <cerrno>
 #include <mutex>
@@ -34,6 +37,18 @@ GQuark memo_quark() {
 ef::Result<ef::BufferIdentity> derive(GstMemory *mem) {
   if (gst_is_fd_memory(mem))
     return ef::identity_from_fd(gst_fd_memory_get_fd(mem));
+#ifdef EF_HAVE_GSTGL_HEADERS
+  // A GL buffer object (GstGLBuffer, from GstGL's buffer allocator): the
+  // Pbo of its name, valid in its context. Recognised by the allocator's
+  // memory type, so that this library needs GstGL's headers, not GstGL.
+  {
+    GstMemory *root = mem;
+    while (root->parent)
+      root = root->parent;
+    if (root->allocator && g_strcmp0(root->allocator->mem_type, GST_GL_BUFFER_ALLOCATOR_NAME) == 0)
+      return ef::identity_from_gl_buffer(reinterpret_cast<GstGLBuffer *>(root)->id);
+  }
+#endif
   // System memory: the base address of the root allocation. Mapping the root
   // is free for system memory and gives the same base for every share of it.
   GstMemory *root = mem;

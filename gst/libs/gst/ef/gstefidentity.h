@@ -107,9 +107,10 @@ GST_EF_API GQuark gst_ef_identity_error_quark(void);
  * @error: (nullable): where to put a #GST_EF_IDENTITY_ERROR error
  *
  * Derives the identity of @mem once; later calls read it back from the
- * memory. DmaBuf or Shm for fd memory, HostPtr for system memory. Any other
- * kind of memory (GL memory among them) is never mapped to find out, since a
- * map could download it into a copy: it has no identity.
+ * memory. DmaBuf or Shm for fd memory, HostPtr for system memory, Pbo for a
+ * GstGLBuffer (a GL buffer object: its name, valid in its GL context). Any
+ * other kind of memory (GL textures among them) is never mapped to find out,
+ * since a map could download it into a copy: it has no identity.
  *
  * Returns: %TRUE with @identity set, %FALSE with @error for memory that has
  *   no identity

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu_tensor.hpp"
 
+#include "efconvert/tensor_values.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,36 +15,6 @@
 namespace ef::gst::cpu {
 
 namespace {
-
-// IEEE half precision of `f`, rounded to nearest even (F16C's rounding).
-uint16_t half_of(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int biased = int((x >> 23) & 0xffu);
-  uint32_t mant = x & 0x7fffffu;
-  if (biased == 0xff)
-    return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0u));
-  const int exp = biased - 127 + 15;
-  if (exp >= 31)
-    return uint16_t(sign | 0x7c00u);
-  if (exp <= 0) {  // a subnormal half, or zero
-    if (exp < -10)
-      return uint16_t(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - exp;
-    uint32_t h = mant >> shift;
-    const uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rest > half || (rest == half && (h & 1u)))
-      ++h;
-    return uint16_t(sign | h);
-  }
-  uint32_t h = sign | uint32_t(exp) << 10 | mant >> 13;
-  const uint32_t rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    ++h;  // a carry into the exponent is the right rounding too
-  return uint16_t(h);
-}
 
 size_t bytes_of(TensorType type) {
   switch (type) {
@@ -129,19 +101,17 @@ TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned cha
     const double mean = norm.mean[c], stddev = norm.stddev[c];
     scale_[c] = float(1.0 / (stddev * divisor));
     offset_[c] = float(-mean / (stddev * divisor));
-    for (int x = 0; x < 256; ++x) {
-      const double v = (x - mean) / stddev;  // the formula, in this order
+    for (unsigned x = 0; x < 256; ++x) {
+      // The value every backend gives (tensor_values.hpp), as its bytes.
+      const uint32_t bits = tensor_value_bits(type, norm, c, x);
       uint8_t *cell = table_[c].data() + size_t(x) * bytes_;
-      if (type == TensorType::Float32) {
-        const float f = float(v);
-        std::memcpy(cell, &f, 4);
-      } else if (type == TensorType::Float16) {
-        const uint16_t h = half_of(float(v));
+      if (bytes_ == 4) {
+        std::memcpy(cell, &bits, 4);
+      } else if (bytes_ == 2) {
+        const uint16_t h = uint16_t(bits);
         std::memcpy(cell, &h, 2);
       } else {
-        const double q = std::clamp(std::nearbyint(v / norm.quant_scale) + zero_point_, double(low),
-                                    double(high));
-        cell[0] = uint8_t(int(q));  // int8: the same bits
+        cell[0] = uint8_t(bits);
       }
     }
   }

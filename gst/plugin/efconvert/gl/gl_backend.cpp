@@ -36,6 +36,7 @@
 #include "common/gst_ptr.hpp"
 #include "gl_pack_memory.hpp"
 #include "gl_readback.hpp"
+#include "gl_tensor_output.hpp"
 #include "gl_texture_storage.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
@@ -181,8 +182,8 @@ constexpr uint64_t kWaitLimitNs = 5'000'000'000;
 class GlBackend : public ConvertBackend {
  public:
   GlBackend(GstElement *element, GstGLContext *context, const GstVideoInfo &in,
-            const GstVideoInfo &out, std::unique_ptr<GlConverter> converter,
-            const GlBackendOptions &options)
+            const GstVideoInfo &out, std::optional<TensorSpec> tensor,
+            std::unique_ptr<GlConverter> converter, const GlBackendOptions &options)
       : element_(element),
         hardware_(options.hardware),
         gpu_timing_(options.gpu_timing),
@@ -190,6 +191,7 @@ class GlBackend : public ConvertBackend {
         in_(in),
         out_(out),
         texture_in_(gl::texture_info(in)),
+        tensor_spec_(tensor),
         converter_(std::move(converter)),
         src_cache_(options.cache_capacity),
         dst_cache_(options.cache_capacity),
@@ -205,6 +207,7 @@ class GlBackend : public ConvertBackend {
     dst_cache_.clear();
     uploader_.reset();
     on_gl_thread([this](GstGLContext *ctx) {
+      tensor_.reset();
       readback_.reset();
       timer_.reset();
       readback_timer_.reset();
@@ -216,7 +219,7 @@ class GlBackend : public ConvertBackend {
 
   const char *name() const override { return "gl"; }
   const char *gl_shader() const override {
-    return converter_->stage() == PassStage::Compute ? "compute" : "fragment";
+    return converter_->stage() == PassStage::Compute || tensor_spec_ ? "compute" : "fragment";
   }
 
   // A GPU imports no memfd, so into plain memory it reads back: into pack
@@ -434,6 +437,8 @@ class GlBackend : public ConvertBackend {
     if (!readback_)
       readback_ =
           std::make_unique<ReadbackRing>(ctx, hardware_ ? GlFences::Kind::Gl : GlFences::Kind::Egl);
+    if (tensor_spec_)
+      return render_tensor(ctx, src, out, params);
     if (gst_is_gl_memory(gst_buffer_peek_memory(out, 0)))
       return render_texture(ctx, src, out, params);
     ByteTarget target;
@@ -731,6 +736,37 @@ class GlBackend : public ConvertBackend {
     return result;
   }
 
+  // A tensor (gl_tensor_output.hpp): the pass into the output's GL buffer,
+  // or into scratch or a pack buffer, then the GPU's copy (timed as the
+  // read-back) or a fence for the ring. A GL-buffer output stays on the
+  // GPU: fenced for a consumer on another context that asked for
+  // GstGLSyncMeta, and submitted now.
+  Result<void> render_tensor(GstGLContext *ctx, const SourceTextures &src, GstBuffer *out,
+                             const ConvertParams &params) {
+    if (!tensor_)
+      tensor_ = std::make_unique<GlTensorOutput>(ctx, *tensor_spec_, hardware_);
+    auto target = tensor_->begin(out, *readback_);
+    Result<void> result = target ? Result<void>() : Result<void>(target.error());
+    if (result)
+      result = timed_pass(ctx, [&] { return converter_->render_tensor(src.ids, *target, params); });
+    // The GPU's copy is the read-back's GPU time; either way, the
+    // GL-thread time of delivering is the read-back stage's.
+    if (result && tensor_->copies()) {
+      result = timed(ctx, readback_timer_, gl_readback_ns_,
+                     [&] { return tensor_->deliver(*readback_); });
+    } else if (result) {
+      const uint64_t start = now_ns();
+      result = tensor_->deliver(*readback_);
+      gl_readback_ns_ += now_ns() - start;
+    }
+    tensor_->end();
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(out); sync && result)
+      gst_gl_sync_meta_set_sync_point(sync, context_);
+    ctx->gl_vtable->Flush();
+    readback_->poll();
+    return result;
+  }
+
   // Sets of `count` textures of width() x `rows` texels. The texel format
   // follows from the stride, so stride, rows and count key them. GL thread.
   struct ScratchSet {
@@ -788,7 +824,9 @@ class GlBackend : public ConvertBackend {
   bool gpu_timing_;
   GstGLContext *context_;
   GstVideoInfo in_, out_;
-  GstVideoInfo texture_in_;  // the source textures we make (texture_info)
+  GstVideoInfo texture_in_;                 // the source textures we make (texture_info)
+  std::optional<TensorSpec> tensor_spec_;   // a tensor output, else an image (out_)
+  std::unique_ptr<GlTensorOutput> tensor_;  // made and used on the GL thread
   std::unique_ptr<GlConverter> converter_;
   ImportCache<EglImport> src_cache_;
   ImportCache<PlaneImports> dst_cache_;
@@ -823,11 +861,12 @@ class GlBackend : public ConvertBackend {
 
 Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
                                                         const GstVideoInfo &in,
-                                                        const GstVideoInfo &out,
+                                                        const OutputSpec &out,
                                                         const GlBackendOptions &options) {
   const bool compute = options.compute;
   struct Create {
-    const GstVideoInfo *in, *out;
+    const GstVideoInfo *in;
+    const OutputSpec *out;
     bool compute;
     std::optional<Result<std::unique_ptr<GlConverter>>> result;
   } create{&in, &out, compute, std::nullopt};
@@ -835,8 +874,11 @@ Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, Gst
       context,
       [](GstGLContext *ctx, gpointer data) {
         auto *c = static_cast<Create *>(data);
-        c->result = GlConverter::create(ctx, *c->in, *c->out,
-                                        c->compute ? PassStage::Compute : PassStage::Fragment);
+        if (const TensorSpec *tensor = c->out->tensor())
+          c->result = GlConverter::create_tensor(ctx, *c->in, *tensor);
+        else
+          c->result = GlConverter::create(ctx, *c->in, *c->out->image(),
+                                          c->compute ? PassStage::Compute : PassStage::Fragment);
       },
       &create);
   if (!*create.result)
@@ -845,8 +887,16 @@ Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, Gst
     GST_INFO_OBJECT(element,
                     "the GL context has no compute shaders (GL 4.3, GLES 3.1): "
                     "the pass is a fragment shader");
+  GstVideoInfo image;
+  if (const GstVideoInfo *info = out.image())
+    image = *info;
+  else
+    gst_video_info_set_format(&image, GST_VIDEO_FORMAT_RGB, guint(out.width()),
+                              guint(out.height()));
+  const std::optional<TensorSpec> tensor =
+      out.tensor() ? std::optional<TensorSpec>(*out.tensor()) : std::nullopt;
   return std::unique_ptr<ConvertBackend>(std::make_unique<GlBackend>(
-      element, context, in, out, std::move(*create.result).value(), options));
+      element, context, in, image, tensor, std::move(*create.result).value(), options));
 }
 
 }  // namespace ef::gst

@@ -13,6 +13,8 @@
 
 #include "efconvert/gl/gl_layout.hpp"
 #include "efconvert/gl/gl_shaders.hpp"
+#include "efconvert/gl/gl_tensor_words.hpp"
+#include "efconvert/tensor_values.hpp"
 #include "efconvert/gl/gl_texture_storage.hpp"
 #include "common/gst_ptr.hpp"
 
@@ -58,13 +60,18 @@ struct ComputeFuncs {
   // GPU).
   void(GSTGLAPI *copy_image)(GLuint, GLenum, GLint, GLint, GLint, GLint, GLuint, GLenum, GLint,
                              GLint, GLint, GLint, GLsizei, GLsizei, GLsizei) = nullptr;
+  // Shader storage bindings (GL 3.0, GLES 3.0), for tensors.
+  void(GSTGLAPI *bind_range)(GLenum, GLuint, GLuint, GLintptr, GLsizeiptr) = nullptr;
+  void(GSTGLAPI *bind_base)(GLenum, GLuint, GLuint) = nullptr;
 
   bool load(GstGLContext *context) {
     gl_proc(context, copy_image, "glCopyImageSubData") ||
         gl_proc(context, copy_image, "glCopyImageSubDataEXT");
     return gl_proc(context, dispatch, "glDispatchCompute") &&
            gl_proc(context, bind_image, "glBindImageTexture") &&
-           gl_proc(context, barrier, "glMemoryBarrier");
+           gl_proc(context, barrier, "glMemoryBarrier") &&
+           gl_proc(context, bind_range, "glBindBufferRange") &&
+           gl_proc(context, bind_base, "glBindBufferBase");
   }
 };
 
@@ -86,6 +93,8 @@ constexpr unsigned kQuad = 1, kNearest = 2, kFill = 4, kPlanes = 8, kCompute = 1
 // kDynamic: the count in a uniform, for the long loops of strong
 // reductions, which one program serves whatever their length.
 constexpr unsigned kBoxShift = 4, kUnrolled = 4, kDynamic = 15;
+// The tensor output (kTensorOutput): a compute program only.
+constexpr unsigned kTensor = 1u << 25;
 
 unsigned box_variant(const std::array<guint, 4> &samples) {
   unsigned v = 0;
@@ -225,7 +234,8 @@ class GlConverterImpl final : public GlConverter {
  public:
   GlConverterImpl(GstGLContext *context, const GstVideoInfo &in, const GstVideoInfo &out,
                   const gl::SourceLayout &source, const gl::OutputLayout &output, Glsl glsl,
-                  const SamplerFuncs &samplers, const ComputeFuncs *compute)
+                  const SamplerFuncs &samplers, const ComputeFuncs *compute,
+                  std::optional<TensorSpec> tensor = std::nullopt)
       : context_(GST_GL_CONTEXT(gst_object_ref(context))),
         in_(in),
         out_(out),
@@ -233,7 +243,8 @@ class GlConverterImpl final : public GlConverter {
         output_(output),
         glsl_(std::move(glsl)),
         samplers_(samplers),
-        compute_(compute ? std::optional<ComputeFuncs>(*compute) : std::nullopt) {}
+        compute_(compute ? std::optional<ComputeFuncs>(*compute) : std::nullopt),
+        tensor_(tensor) {}
   ~GlConverterImpl() override;
 
   Result<void> init();
@@ -241,6 +252,8 @@ class GlConverterImpl final : public GlConverter {
                             const ByteTarget &dst, const ConvertParams &params) override;
   Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src, guint dst_texture,
                              const ConvertParams &params) override;
+  Result<void> render_tensor(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                             const TensorTarget &dst, const ConvertParams &params) override;
   PassStage stage() const override { return compute_ ? PassStage::Compute : PassStage::Fragment; }
   guint64 dispatches() const override { return dispatches_; }
 
@@ -282,6 +295,14 @@ class GlConverterImpl final : public GlConverter {
   const GLbitfield barriers_ = image_store_barriers();
   bool stored_ = false;  // image stores since the last barrier
   GLuint staging_ = 0;   // render_pixels' immutable texture, where needed
+  // Tensor converters: what they write, and the value table's buffer
+  // (tensor_values.hpp) with the settings it holds.
+  std::optional<TensorSpec> tensor_;
+  GLuint values_ = 0;
+  std::optional<TensorNorm> values_norm_;
+  void set_tensor_uniforms(GstGLShader *shader, const ConvertParams &params,
+                           const gl::TensorWords &words);
+  void upload_values(const TensorNorm &norm);
 };
 
 GlConverterImpl::~GlConverterImpl() {
@@ -301,6 +322,8 @@ GlConverterImpl::~GlConverterImpl() {
           self->samplers_.destroy(1, &self->sampler_);
         if (self->staging_)
           gl->DeleteTextures(1, &self->staging_);
+        if (self->values_)
+          gl->DeleteBuffers(1, &self->values_);
       },
       this);
   gst_object_unref(context_);
@@ -317,6 +340,16 @@ Result<void> GlConverterImpl::init() {
   samplers_.parameter(sampler_, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   if (!vao_ || !fbo_ || !sampler_)
     return Error{EIO, "creating the vertex array, framebuffer or sampler failed"};
+  // A tensor is computed or not made: its program now, at caps time.
+  if (tensor_) {
+    if (!compute_)
+      return Error{ENOTSUP,
+                   "efconvert's GL backend writes tensors with a compute shader (GL 4.3, GLES "
+                   "3.1): this context has none"};
+    if (auto built = program(kTensor | kCompute); !built)
+      return Error{ENOTSUP, "the GL tensor pass does not build here: " + built.error().message};
+    return {};
+  }
   // The common program now, so that a driver that cannot compile it fails
   // at caps time rather than on the first frame.
   auto common = program(kQuad);
@@ -391,6 +424,12 @@ std::string GlConverterImpl::defines(unsigned variant) const {
     d += "#define FILL\n";
   if (variant & kPlanes)
     d += "#define PLANES\n";
+  if ((variant & kTensor) && tensor_) {
+    d += "#define TENSOR\n#define TENSOR_BYTES " + std::to_string(tensor_->element_bytes()) +
+         "\n#define TENSOR_CHANNELS " + std::to_string(tensor_->channels) + "\n";
+    if (tensor_->layout == TensorLayout::Nchw && tensor_->channels == 3)
+      d += "#define TENSOR_PLANAR\n";
+  }
   static constexpr const char *kBox[] = {"BOX_X", "BOX_Y", "BOX_CX", "BOX_CY"};
   static constexpr const char *kDynamicCount[] = {"u_box.x", "u_box.y", "u_box.z", "u_box.w"};
   if (variant & (0xffffu << kBoxShift)) {
@@ -416,8 +455,9 @@ Result<GstGLShader *> GlConverterImpl::program(unsigned variant) {
   GError *raw_error = nullptr;
   GstGLShader *shader = nullptr;
   if (computing) {
-    GstGLSLStage *stage = gst_glsl_stage_new_with_string(context_, GL_COMPUTE_SHADER, version,
-                                                         profile, (head + gl::kPassShader).c_str());
+    const std::string body = head + gl::kPassShader + (variant & kTensor ? gl::kTensorOutput : "");
+    GstGLSLStage *stage =
+        gst_glsl_stage_new_with_string(context_, GL_COMPUTE_SHADER, version, profile, body.c_str());
     shader = gst_gl_shader_new_link_with_stages(context_, &raw_error, stage, nullptr);
   } else {
     GstGLSLStage *vertex = gst_glsl_stage_new_with_string(
@@ -754,6 +794,89 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
                                gint(samples[2]), gint(samples[3]));
 }
 
+// ---------------------------------------------------------------------
+// Tensors: the output side of the compute pass (kTensorOutput). The same
+// sampling and colour as an RGB, BGR or GRAY8 frame (pixel_bytes), then
+// each 8-bit level through the value table into a buffer object.
+
+#ifndef GL_SHADER_STORAGE_BUFFER
+#define GL_SHADER_STORAGE_BUFFER 0x90D2
+#endif
+
+// The table of every level's value (tensor_values.hpp) in buffer values_,
+// made again only when the settings change.
+void GlConverterImpl::upload_values(const TensorNorm &norm) {
+  if (values_norm_ && *values_norm_ == norm)
+    return;
+  const TensorValueTable table = tensor_value_table(tensor_->type, norm);
+  const GstGLFuncs *gl = context_->gl_vtable;
+  if (!values_)
+    gl->GenBuffers(1, &values_);
+  gl->BindBuffer(GL_SHADER_STORAGE_BUFFER, values_);
+  gl->BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(sizeof table), table.data(), GL_STATIC_DRAW);
+  gl->BindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  values_norm_ = norm;
+}
+
+void GlConverterImpl::set_tensor_uniforms(GstGLShader *shader, const ConvertParams &params,
+                                          const gl::TensorWords &words) {
+  // The bytes of an RGB, BGR or GRAY8 pixel: the tensor's channel order.
+  const bool gray = tensor_->channels == 1;
+  const GstVideoFormat format = gray              ? GST_VIDEO_FORMAT_GRAY8
+                                : params.norm.bgr ? GST_VIDEO_FORMAT_BGR
+                                                  : GST_VIDEO_FORMAT_RGB;
+  const gl::OutputPlane plane = gl::output_layout(format)->planes[0];
+  const gl::ColourTransform colour = gl::colour_transform(source_, in_, params, gray);
+  const gl::ByteRows rows = gl::content_rows(colour, plane, source_.alpha);
+  gst_gl_shader_set_uniform_1f(shader, "u_row0", 0.0f);
+  gst_gl_shader_set_uniform_4fv(shader, "u_bytes", 4, rows.coef[0].data());
+  gst_gl_shader_set_uniform_4fv(shader, "u_const", 1, rows.constant.data());
+  // The border's levels, exact bytes (fill_rows rounds a luma itself).
+  const gl::ByteRows fill = gl::fill_rows(params, plane, gray);
+  std::array<float, 4> levels{};
+  for (guint b = 0; b < 4; ++b)
+    levels[b] = std::round(fill.constant[b] * 255.0f);
+  gst_gl_shader_set_uniform_4fv(shader, "u_fill_levels", 1, levels.data());
+  gst_gl_shader_set_uniform_2i(shader, "u_size", tensor_->width, tensor_->height);
+  const GstVideoRectangle &c = params.content;
+  gst_gl_shader_set_uniform_4i(shader, "u_content", c.x, c.y, c.w, c.h);
+  gst_gl_shader_set_uniform_1i(shader, "u_plane_words", gint(words.plane_words));
+}
+
+Result<void> GlConverterImpl::render_tensor(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                            const TensorTarget &dst, const ConvertParams &params) {
+  if (!tensor_ || !compute_)
+    return Error{EINVAL, "this GL converter makes no tensors"};
+  if (dst.buffer == 0)
+    return Error{EINVAL, "the tensor's buffer object is 0"};
+  if (auto ok = check(src, params); !ok)
+    return ok;
+  const gl::Geometry geometry = gl::plan_geometry(params);
+  const std::array<guint, 4> samples = box(geometry);
+  auto shader =
+      program(kTensor | kCompute | (geometry.nearest ? kNearest : 0) | box_variant(samples));
+  if (!shader)
+    return shader.error();
+  const gl::TensorWords words = gl::tensor_words(*tensor_);
+  upload_values(params.norm);
+  DrawScope scope(context_, samplers_, &*compute_);
+  bind_sources(src);
+  gst_gl_shader_use(*shader);
+  set_source_uniforms(*shader, geometry, samples);
+  set_tensor_uniforms(*shader, params, words);
+  compute_->bind_range(GL_SHADER_STORAGE_BUFFER, 0, dst.buffer, GLintptr(dst.offset),
+                       GLsizeiptr(words.bytes));
+  compute_->bind_base(GL_SHADER_STORAGE_BUFFER, 1, values_);
+  compute_->dispatch(words.groups[0], words.groups[1], 1);
+  // Ordered before whatever reads the words next: a copy, a mapping, a
+  // consumer's shader.
+  compute_->barrier(GL_ALL_BARRIER_BITS);
+  compute_->bind_base(GL_SHADER_STORAGE_BUFFER, 0, 0);
+  compute_->bind_base(GL_SHADER_STORAGE_BUFFER, 1, 0);
+  ++dispatches_;
+  return {};
+}
+
 // The GLSL to write for this context: ES 3.00 on GLES 3.0, 3.30 on desktop
 // GL 3.3 (texelFetch, integers and gl_VertexID need them); ES 3.10 and 4.00
 // where textureGather is there. GLES 2 and older desktop GL are refused. On
@@ -800,6 +923,41 @@ guint ByteTarget::gl_format() const {
 
 GstVideoFormat ByteTarget::video_format() const {
   return texel_bytes == 4 ? GST_VIDEO_FORMAT_RGBA : GST_VIDEO_FORMAT_GRAY8;
+}
+
+bool GlConverter::computes(GstGLContext *context) {
+  auto glsl = glsl_for(context);
+  ComputeFuncs compute;
+  return glsl && !glsl->compute.empty() && compute.load(context);
+}
+
+Result<std::unique_ptr<GlConverter>> GlConverter::create_tensor(GstGLContext *context,
+                                                                const GstVideoInfo &in,
+                                                                const TensorSpec &tensor) {
+  const auto source = gl::source_layout(GST_VIDEO_INFO_FORMAT(&in));
+  if (!source)
+    return Error{EINVAL,
+                 std::string("efconvert's GL backend does not read ") + GST_VIDEO_INFO_NAME(&in)};
+  // The frame a tensor is made of: its pixels' bytes in RGB (or BGR,
+  // chosen per frame) or GRAY8.
+  GstVideoInfo staging;
+  gst_video_info_set_format(&staging,
+                            tensor.channels == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGB,
+                            guint(tensor.width), guint(tensor.height));
+  auto glsl = glsl_for(context);
+  if (!glsl)
+    return glsl.error();
+  SamplerFuncs samplers;
+  if (!samplers.load(context))
+    return Error{ENOTSUP, "the GL context has no sampler objects (glGenSamplers)"};
+  ComputeFuncs compute;
+  const bool computes = !glsl->compute.empty() && compute.load(context);
+  auto converter = std::make_unique<GlConverterImpl>(
+      context, in, staging, *source, *gl::output_layout(GST_VIDEO_INFO_FORMAT(&staging)), *glsl,
+      samplers, computes ? &compute : nullptr, tensor);
+  if (auto ok = converter->init(); !ok)
+    return ok.error();
+  return std::unique_ptr<GlConverter>(std::move(converter));
 }
 
 Result<std::unique_ptr<GlConverter>> GlConverter::create(GstGLContext *context,

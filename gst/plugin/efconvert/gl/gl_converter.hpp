@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "efconvert/convert_params.hpp"
+#include "efconvert/output_spec.hpp"
 #include "ef/result.hpp"
 
 namespace ef::gst {
@@ -92,6 +93,14 @@ struct ByteTarget {
 // a software rasterizer computes many times slower than it rasterizes.
 enum class PassStage { Fragment, Compute };
 
+// Where a tensor goes (GlConverter::render_tensor): a buffer object holding
+// gl::tensor_words(spec).bytes from byte `offset`, which is a multiple of
+// the context's GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT.
+struct TensorTarget {
+  guint buffer = 0;
+  gsize offset = 0;
+};
+
 class GlConverter {
  public:
   // Compiles the programs for in -> out. Call on the GL thread of `context`.
@@ -102,6 +111,16 @@ class GlConverter {
   static Result<std::unique_ptr<GlConverter>> create(GstGLContext *context, const GstVideoInfo &in,
                                                      const GstVideoInfo &out,
                                                      PassStage stage = PassStage::Fragment);
+  // A converter that writes tensors of `tensor` (render_tensor), made of
+  // the frame an RGB, BGR or GRAY8 output of the same pass would be. A
+  // compute shader writes them: ENOTSUP where the context has none (below
+  // GL 4.3, GLES 3.1) or it does not build.
+  static Result<std::unique_ptr<GlConverter>> create_tensor(GstGLContext *context,
+                                                            const GstVideoInfo &in,
+                                                            const TensorSpec &tensor);
+  // Whether `context` runs compute shaders (GL 4.3, GLES 3.1; its GLSL and
+  // entry points). Any thread.
+  static bool computes(GstGLContext *context);
   virtual ~GlConverter() = default;
 
   // With Compute, texels of a row that a render writes only in part (the
@@ -128,6 +147,12 @@ class GlConverter {
   // B in the red channel, as GstGL stores it).
   virtual Result<void> render_pixels(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
                                      guint dst_texture, const ConvertParams &params) = 0;
+  // Tensor converters (create_tensor): the tensor of the frame, with
+  // params.norm's values and channel order, as gl::tensor_words lays it
+  // out, into `dst`, in one dispatch; a memory barrier after it orders it
+  // before any later read of the buffer.
+  virtual Result<void> render_tensor(const std::array<guint, GST_VIDEO_MAX_PLANES> &src,
+                                     const TensorTarget &dst, const ConvertParams &params) = 0;
 };
 
 }  // namespace ef::gst

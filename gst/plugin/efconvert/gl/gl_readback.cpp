@@ -24,6 +24,18 @@ Error wait_error(GlFences::Status status) {
                         : "waiting for a frame's fence failed"};
 }
 
+using CopyBufferSubData = void(GSTGLAPI *)(GLenum, GLenum, GLintptr, GLintptr, GLsizeiptr);
+
+// glCopyBufferSubData (GL 3.1, GLES 3.0): GstGL loads it for core and ES
+// contexts, not for a compatibility one (GST_GL_API=opengl), whose driver
+// has it all the same.
+CopyBufferSubData copy_buffer_sub_data(GstGLContext *context) {
+  if (context->gl_vtable->CopyBufferSubData)
+    return context->gl_vtable->CopyBufferSubData;
+  return reinterpret_cast<CopyBufferSubData>(
+      gst_gl_context_get_proc_address(context, "glCopyBufferSubData"));
+}
+
 }  // namespace
 
 ReadbackRing::~ReadbackRing() {
@@ -31,6 +43,8 @@ ReadbackRing::~ReadbackRing() {
   const GstGLFuncs *gl = context_->gl_vtable;
   for (Pack &pack : free_)
     delete_pack(pack);
+  if (pending_.buffer)
+    delete_pack(pending_);
   if (fbo_)
     gl->DeleteFramebuffers(1, &fbo_);
 }
@@ -87,9 +101,10 @@ Result<void> ReadbackRing::start_into(unsigned buffer, size_t base, std::span<co
   return read(buffer, base, regions, frame);
 }
 
-Result<void> ReadbackRing::start_in_place() {
+Result<void> ReadbackRing::start_in_place(size_t bytes) {
   InFlight frame;
   frame.into_output = true;
+  frame.bytes = bytes;
   return fence(frame);
 }
 
@@ -105,10 +120,76 @@ Result<void> ReadbackRing::prepare(std::span<const Region> regions, size_t bytes
     if (r.offset + r.length > bytes)
       return Error{EINVAL,
                    "a read-back region lies past the frame's " + std::to_string(bytes) + " bytes"};
-    frame.regions[frame.n_regions++] = r;
+    frame.pieces[frame.n_pieces++] = {r.offset, r.offset, r.length};
   }
   frame.bytes = bytes;
   return {};
+}
+
+// The same for pieces; `at_destination`: the pack buffer holds them where
+// the frame does (copied there by the GPU), else where the pass wrote them.
+Result<void> ReadbackRing::prepare(std::span<const Piece> pieces, size_t bytes, InFlight &frame,
+                                   bool at_destination) const {
+  const GstGLFuncs *gl = context_->gl_vtable;
+  if (!gl->FenceSync || !gl->MapBufferRange || !copy_buffer_sub_data(context_))
+    return Error{ENOTSUP, "the GL context has no fences, buffer mapping or buffer copies"};
+  if (pieces.size() > GST_VIDEO_MAX_PLANES)
+    return Error{EINVAL, "more read-back pieces than planes"};
+  for (const Piece &p : pieces) {
+    if (p.to + p.length > bytes)
+      return Error{EINVAL,
+                   "a read-back piece lies past the frame's " + std::to_string(bytes) + " bytes"};
+    frame.pieces[frame.n_pieces++] = {at_destination ? p.to : p.from, p.to, p.length};
+  }
+  frame.bytes = bytes;
+  return {};
+}
+
+unsigned ReadbackRing::pass_buffer(size_t bytes) {
+  if (pending_.buffer && pending_.size != bytes) {
+    free_.push_back(pending_);
+    pending_ = {};
+  }
+  if (!pending_.buffer)
+    pending_ = take_pack(bytes);
+  return pending_.buffer;
+}
+
+Result<void> ReadbackRing::start_written(std::span<const Piece> pieces, size_t bytes) {
+  if (!pending_.buffer)
+    return Error{EINVAL, "no pass buffer was taken"};
+  InFlight frame;
+  if (auto ok = prepare(pieces, bytes, frame, false); !ok)
+    return ok;
+  frame.pack = pending_;
+  pending_ = {};
+  return fence(frame);
+}
+
+Result<void> ReadbackRing::start_copy(unsigned source, std::span<const Piece> pieces,
+                                      size_t bytes) {
+  InFlight frame;
+  if (auto ok = prepare(pieces, bytes, frame, true); !ok)
+    return ok;
+  frame.pack = take_pack(bytes);
+  return copy_buffer(source, frame.pack.buffer, 0, pieces, frame);
+}
+
+Result<void> ReadbackRing::start_copy_into(unsigned source, unsigned buffer, size_t base,
+                                           std::span<const Piece> pieces, size_t bytes) {
+  InFlight frame;
+  frame.into_output = true;
+  if (auto ok = prepare(pieces, bytes, frame, true); !ok)
+    return ok;
+  return copy_buffer(source, buffer, base, pieces, frame);
+}
+
+// The pieces from `source` into `buffer` (from byte `base`), by the GPU,
+// then the fence.
+Result<void> ReadbackRing::copy_buffer(unsigned source, unsigned buffer, size_t base,
+                                       std::span<const Piece> pieces, InFlight &frame) {
+  copy_pieces(context_, source, buffer, base, pieces);
+  return fence(frame);
 }
 
 // Reads the regions into `buffer` from byte `base` of it and fences the
@@ -190,9 +271,9 @@ Result<void> ReadbackRing::wait_oldest() {
 }
 
 void ReadbackRing::copy_regions(const InFlight &frame, const void *from, uint8_t *dst) const {
-  for (size_t i = 0; i < frame.n_regions; ++i) {
-    const Region &r = frame.regions[i];
-    std::memcpy(dst + r.offset, static_cast<const uint8_t *>(from) + r.offset, r.length);
+  for (size_t i = 0; i < frame.n_pieces; ++i) {
+    const Piece &p = frame.pieces[i];
+    std::memcpy(dst + p.to, static_cast<const uint8_t *>(from) + p.from, p.length);
   }
 }
 
@@ -244,8 +325,9 @@ Result<bool> ReadbackRing::finish_oldest(uint8_t *dst, size_t size, uint64_t tim
   const GstGLFuncs *gl = context_->gl_vtable;
   Result<void> result;
   gl->BindBuffer(GL_PIXEL_PACK_BUFFER, frame.pack.buffer);
+  // The whole pack: a pass's pieces may lie past the frame's size in it.
   const void *bytes =
-      gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.bytes), GL_MAP_READ_BIT);
+      gl->MapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(frame.pack.size), GL_MAP_READ_BIT);
   if (bytes) {
     copy_regions(frame, bytes, dst);
     gl->UnmapBuffer(GL_PIXEL_PACK_BUFFER);
@@ -269,6 +351,19 @@ void ReadbackRing::drop() {
       free_.push_back(frame.pack);
   }
   flight_.clear();
+}
+
+void copy_pieces(GstGLContext *context, unsigned source, unsigned dest, size_t base,
+                 std::span<const ReadbackRing::Piece> pieces) {
+  const GstGLFuncs *gl = context->gl_vtable;
+  const CopyBufferSubData copy = copy_buffer_sub_data(context);
+  gl->BindBuffer(GL_COPY_READ_BUFFER, source);
+  gl->BindBuffer(GL_COPY_WRITE_BUFFER, dest);
+  for (const ReadbackRing::Piece &p : pieces)
+    copy(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(p.from), GLintptr(base + p.to),
+         GLsizeiptr(p.length));
+  gl->BindBuffer(GL_COPY_READ_BUFFER, 0);
+  gl->BindBuffer(GL_COPY_WRITE_BUFFER, 0);
 }
 
 }  // namespace ef::gst

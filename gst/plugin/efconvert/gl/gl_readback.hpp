@@ -52,8 +52,31 @@ class ReadbackRing {
   // frame is there once the GPU is, completing it only waits for it.
   Result<void> start_into(unsigned buffer, size_t base, std::span<const Region> regions,
                           size_t bytes);
-  // A frame rendered into the output's own memory: a fence alone.
-  Result<void> start_in_place();
+  // A frame rendered into the output's own memory: a fence alone. `bytes`:
+  // what the frame counts as read back (a pass that wrote plain memory a
+  // CPU reads, across the bus), 0 for none.
+  Result<void> start_in_place(size_t bytes = 0);
+
+  // Bytes a pass wrote into a buffer object (a tensor, gl_tensor_words.hpp):
+  // [from, from + length) of the pass's buffer are [to, to + length) of
+  // the frame.
+  struct Piece {
+    size_t from = 0, to = 0, length = 0;
+  };
+  // A pack buffer of `bytes` for the pass to write into (the SSBO is the
+  // pack buffer: no copy on the GPU), the same one until start_written()
+  // takes it into flight. GL thread.
+  unsigned pass_buffer(size_t bytes);
+  // The pass_buffer() the pass wrote, fenced: completing the frame copies
+  // the pieces out of it. GL thread.
+  Result<void> start_written(std::span<const Piece> pieces, size_t bytes);
+  // The pieces of buffer `source` copied by the GPU into a pack buffer of
+  // `bytes` (at their `to` offsets), or with into_output into `buffer`
+  // from byte `base` of it (the output's own pack memory, or a GL buffer),
+  // and fenced. GL thread.
+  Result<void> start_copy(unsigned source, std::span<const Piece> pieces, size_t bytes);
+  Result<void> start_copy_into(unsigned source, unsigned buffer, size_t base,
+                               std::span<const Piece> pieces, size_t bytes);
   // Frames are numbered from 0 in the order they start: the number the
   // next one gets, and whether frame `seq` is done with the GPU (finished,
   // or completed). What a frame reads (a scratch texture) may be written
@@ -109,15 +132,19 @@ class ReadbackRing {
     Pack pack;
     GlFences::Fence fence = nullptr;
     size_t bytes = 0;
-    // Each region's offset and length: a fixed array, so a frame in
-    // flight allocates nothing.
-    std::array<Region, GST_VIDEO_MAX_PLANES> regions{};
-    size_t n_regions = 0;
+    // Where each region's (or piece's) bytes lie in the pack buffer and in
+    // the frame: a fixed array, so a frame in flight allocates nothing.
+    std::array<Piece, GST_VIDEO_MAX_PLANES> pieces{};
+    size_t n_pieces = 0;
     bool into_output = false;  // start_into, start_in_place: nothing to copy
     bool finished = false;     // its fence was seen signalled (and released)
     uint64_t seq = 0;
   };
   Result<void> prepare(std::span<const Region> regions, size_t bytes, InFlight &frame) const;
+  Result<void> prepare(std::span<const Piece> pieces, size_t bytes, InFlight &frame,
+                       bool at_destination) const;
+  Result<void> copy_buffer(unsigned source, unsigned buffer, size_t base,
+                           std::span<const Piece> pieces, InFlight &frame);
   Result<void> read(unsigned buffer, size_t base, std::span<const Region> regions, InFlight &frame);
   Result<void> fence(InFlight &frame);
   // Waits up to `timeout_ns` for the oldest frame's fence: Signalled
@@ -134,8 +161,14 @@ class ReadbackRing {
   GlFences fences_;
   unsigned fbo_ = 0;
   std::vector<Pack> free_;
+  Pack pending_;  // pass_buffer()'s, until start_written()
   std::deque<InFlight> flight_;
   uint64_t next_seq_ = 0;
 };
+
+// The pieces of buffer object `source` into `dest` from byte `base` of it,
+// by the GPU (glCopyBufferSubData), in the GL stream. GL thread.
+void copy_pieces(GstGLContext *context, unsigned source, unsigned dest, size_t base,
+                 std::span<const ReadbackRing::Piece> pieces);
 
 }  // namespace ef::gst

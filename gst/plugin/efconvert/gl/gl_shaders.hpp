@@ -25,6 +25,8 @@
 //                  writing image units 0 (and 1, 2 with PLANES): RGBA8
 //                  texels only (TEXEL_BYTES 4), whole texels only; with
 //                  BPP 3, three texels (four pixels) an invocation
+//   TENSOR         with COMPUTE: the output is a tensor in a buffer object
+//                  (kTensorOutput, appended after kPassShader), not texels
 #pragma once
 
 namespace ef::gst::gl {
@@ -429,7 +431,9 @@ void shade(ivec2 frag, out vec4 o_color, out vec4 o_plane1, out vec4 o_plane2) {
 #endif
 }
 
-#if defined(COMPUTE) && BPP == 3 && TEXEL_BYTES == 4
+#if defined(TENSOR)
+// main() is the tensor's (kTensorOutput).
+#elif defined(COMPUTE) && BPP == 3 && TEXEL_BYTES == 4
 // Four pixels are three texels: an invocation converts pixels 4q..4q+3 and
 // stores texels 3q..3q+2 (those inside u_origin.x..u_end.x), so that each
 // pixel is sampled once, where a texel at a time samples two.
@@ -474,6 +478,88 @@ void main() {
 #endif
 }
 #endif
+)";
+
+// ---------------------------------------------------------------------
+// The tensor: the output side of the compute pass, after kPassShader,
+// whose pixel_bytes() gives each pixel's bytes of an RGB, BGR or GRAY8
+// frame (in the tensor's channel order). Each 8-bit level becomes the
+// tensor's value by a table every backend shares (tensor_values.hpp), and
+// the values go into a buffer object as whole 32-bit words
+// (gl_tensor_words.hpp):
+//   TENSOR_BYTES     bytes of an element: 4 (float32), 2 (float16), 1
+//   TENSOR_CHANNELS  3 or 1
+//   TENSOR_PLANAR    NCHW of three channels: a plane per channel
+// An invocation converts TENSOR_PIXELS = 4 / TENSOR_BYTES consecutive
+// pixels of the tensor (row order, across rows) and stores their words:
+// TENSOR_CHANNELS words in order (NHWC, one channel), or one word in each
+// channel's plane (NCHW).
+inline constexpr char kTensorOutput[] = R"(
+#define TENSOR_PIXELS (4 / TENSOR_BYTES)
+layout(std430, binding = 0) writeonly buffer TensorWords { uint t_words[]; };
+// [channel * 256 + level]: the value's bits (float32, float16 or byte).
+layout(std430, binding = 1) readonly buffer TensorValues { uint t_values[]; };
+uniform ivec2 u_size;         // the tensor's width and height
+uniform ivec4 u_content;      // the picture: x, y, w, h; the rest is border
+uniform vec4 u_fill_levels;   // the border's 8-bit levels, tensor channel order
+uniform int u_plane_words;    // words from one channel's plane to the next
+
+// The 8-bit levels of pixel p (row order) in the tensor's channel order,
+// rounded as an RGBA8 store rounds them: to nearest, half to even (llvmpipe;
+// GL leaves the tie to the implementation). Ties are common: a bilinear
+// sample halfway between two bytes is one.
+uvec3 levels(int p) {
+  ivec2 xy = ivec2(p % u_size.x, p / u_size.x);
+  vec4 v;
+  if (all(greaterThanEqual(xy, u_content.xy)) && all(lessThan(xy, u_content.xy + u_content.zw)))
+    v = clamp(pixel_bytes(vec2(xy)), 0.0, 1.0) * 255.0;
+  else
+    v = u_fill_levels;
+  return uvec3(roundEven(v.xyz));
+}
+
+// Values of TENSOR_BYTES bytes, lowest first, into one word.
+uint word_of(uint a, uint b, uint c, uint d) {
+#if TENSOR_BYTES == 4
+  return a;
+#elif TENSOR_BYTES == 2
+  return a | (b << 16);
+#else
+  return a | (b << 8) | (c << 16) | (d << 24);
+#endif
+}
+
+void main() {
+  int k = int(gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x +
+              gl_GlobalInvocationID.x);
+  int first = k * TENSOR_PIXELS;
+  int pixels = u_size.x * u_size.y;
+  if (first >= pixels)
+    return;
+  // v[c][i]: channel c of pixel first + i (0 past the tensor's last).
+  uint v[TENSOR_CHANNELS * 4];
+  for (int i = 0; i < TENSOR_PIXELS; ++i) {
+    uvec3 l = first + i < pixels ? levels(first + i) : uvec3(0u);
+    for (int c = 0; c < TENSOR_CHANNELS; ++c)
+      v[c * 4 + i] = first + i < pixels ? t_values[c * 256 + int(l[c])] : 0u;
+  }
+#ifdef TENSOR_PLANAR
+  for (int c = 0; c < 3; ++c)
+    t_words[c * u_plane_words + k] = word_of(v[c * 4], v[c * 4 + 1], v[c * 4 + 2], v[c * 4 + 3]);
+#else
+  // The values in memory order: pixel after pixel, channels within each.
+  uint m[TENSOR_CHANNELS * 4];
+  for (int i = 0; i < TENSOR_PIXELS; ++i)
+    for (int c = 0; c < TENSOR_CHANNELS; ++c)
+      m[i * TENSOR_CHANNELS + c] = v[c * 4 + i];
+  for (int w = 0; w < TENSOR_CHANNELS; ++w) {
+    int at = w * TENSOR_PIXELS;
+    t_words[k * TENSOR_CHANNELS + w] = word_of(m[at], m[min(at + 1, TENSOR_CHANNELS * 4 - 1)],
+                                               m[min(at + 2, TENSOR_CHANNELS * 4 - 1)],
+                                               m[min(at + 3, TENSOR_CHANNELS * 4 - 1)]);
+  }
+#endif
+}
 )";
 
 }  // namespace ef::gst::gl

@@ -2,8 +2,11 @@
 // What the GL backend makes (backend_table.hpp): the formats its shader
 // reads (gl_layout's source_layout) in any memory, to the formats it writes
 // (output_layout) in plain memory, and those of one RGBA8 texel a pixel as
-// GL textures. tests/gst/test_backend_tables.cpp checks these lists against
-// gl_layout, both ways.
+// GL textures; and tensors of every element type the compute pass writes
+// (gl_shaders.hpp kTensorOutput), in plain memory or as GL buffers that
+// stay on the GPU, where the context computes.
+// tests/gst/test_backend_tables.cpp checks these lists against gl_layout,
+// both ways.
 #include "efconvert/backend_table.hpp"
 
 namespace ef::gst {
@@ -27,6 +30,12 @@ const BackendTable &gl_table() {
            OutputKind::Image,
            {"RGBA", "BGRA", "RGBx", "BGRx"},
            memory_bit(FrameMemory::Gl)},
+          {inputs,
+           kAnyMemory,
+           OutputKind::Tensor,
+           {"float32", "float16", "uint8", "int8"},
+           memory_bit(FrameMemory::System) | memory_bit(FrameMemory::GlBuffer),
+           true},
       },
   };
   return table;
