@@ -1196,8 +1196,11 @@ GST_START_TEST(test_settings_apply_while_playing) {
   auto run = [&](const char *backend, const char *shader) {
     GstBuffer *got = gst_harness_push_and_pull(h, gst_buffer_ref(src));
     fail_unless(got != nullptr);
-    fail_unless_equals_string(string_property(conv, "backend-in-use").c_str(), backend);
-    fail_unless_equals_string(string_property(conv, "gl-shader-in-use").c_str(), shader);
+    // Kept: the check macro keeps the pointer past the statement.
+    const std::string in_use = string_property(conv, "backend-in-use");
+    const std::string shader_in_use = string_property(conv, "gl-shader-in-use");
+    fail_unless_equals_string(in_use.c_str(), backend);
+    fail_unless_equals_string(shader_in_use.c_str(), shader);
     GstBuffer *copy = gst_buffer_copy_deep(got);
     gst_buffer_unref(got);
     return copy;
