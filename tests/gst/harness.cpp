@@ -6,6 +6,8 @@
 #include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
 
+#include <vector>
+
 namespace ef::test {
 
 GstElement *harness_element(GstHarness *h, const char *name) {
@@ -246,13 +248,14 @@ std::string warnings_during(const std::function<void()> &run) {
     all += (all.empty() ? "" : "\n") + std::string(message);
     return TRUE;  // handled: no "unexpected warning" failure
   };
-  GstCheckLogFilter *filters[2];
-  const char *domains[2] = {nullptr, "GLib-GObject"};
-  for (int i = 0; i < 2; ++i)
-    filters[i] = gst_check_add_log_filter(
-        domains[i], G_LOG_LEVEL_WARNING,
-        g_regex_new(".*", GRegexCompileFlags(0), GRegexMatchFlags(0), nullptr), keep, &said,
-        nullptr);
+  // GLib's refusal of a property value is a warning on Debian 12 and a
+  // critical on Debian 13 (GLib 2.84): both are what a setter said.
+  std::vector<GstCheckLogFilter *> filters;
+  for (const char *domain : {static_cast<const char *>(nullptr), "GLib-GObject"})
+    for (GLogLevelFlags level : {G_LOG_LEVEL_WARNING, G_LOG_LEVEL_CRITICAL})
+      filters.push_back(gst_check_add_log_filter(
+          domain, level, g_regex_new(".*", GRegexCompileFlags(0), GRegexMatchFlags(0), nullptr),
+          keep, &said, nullptr));
   run();
   for (GstCheckLogFilter *f : filters)
     gst_check_remove_log_filter(f);
