@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "stress.hpp"
 
+#include "common/state_name.hpp"
+
 #include <dirent.h>
 #include <malloc.h>
 #include <sys/wait.h>
@@ -246,18 +248,7 @@ GstElement *Pipeline::element(const char *name) const {
   return e;
 }
 
-namespace {
-
-// GStreamer 1.28 deprecates gst_element_state_get_name() for gst_state_get_name().
-const char *state_name(GstState state) {
-#if GST_CHECK_VERSION(1, 28, 0)
-  return gst_state_get_name(state);
-#else
-  return gst_element_state_get_name(state);
-#endif
-}
-
-}  // namespace
+using ef::gst::state_name;
 
 void Pipeline::set_state(GstState state, int timeout_ms) {
   GstStateChangeReturn r = gst_element_set_state(pipeline_, state);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "property_checks.hpp"
 
+#include "state_name.hpp"
+
 #include <algorithm>
 
 namespace ef::gst {
@@ -33,8 +35,8 @@ bool settable_in_state(GObject *object, GParamSpec *pspec) {
       "%s: %s can only be set in the NULL%s state (it applies when the element starts); "
       "the element is %s, so %s keeps its value",
       GST_OBJECT_NAME(object), pspec->name,
-      highest == GST_STATE_READY ? " or READY" : ", READY or PAUSED",
-      gst_element_state_get_name(state), pspec->name);
+      highest == GST_STATE_READY ? " or READY" : ", READY or PAUSED", state_name(state),
+      pspec->name);
   return false;
 }
 
