@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "check_gl_main.hpp"
+#include "common/state_name.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
 
@@ -77,7 +78,7 @@ void expect_settled(GstElement *pipeline, const char *what, const std::string &w
   const GstStateChangeReturn ret = gst_element_get_state(pipeline, &state, nullptr, kBound);
   fail_unless(ret == GST_STATE_CHANGE_SUCCESS,
               "%s: %s did not complete within 10 s (%s): frames held from a preroll?",
-              where.c_str(), what, gst_element_state_change_return_get_name(ret));
+              where.c_str(), what, ef::gst::state_change_name(ret));
 }
 
 // The next EOS or ERROR within the bound: EOS expected.
@@ -170,12 +171,11 @@ GST_START_TEST(test_pause_and_seek) {
   const guint depth = guint(__i__);
   const std::string where = "depth " + std::to_string(depth);
   Seen seen;
-  GstElement *pipeline =
-      launch(source(-1) + " ! tee name=t t. ! queue ! " + converter(depth) + " ! " +
-                 output_caps(kOutputs[0]) +
-                 " ! fakesink name=out signal-handoffs=true sync=true t. ! "
-                 "queue max-size-buffers=1 ! fakesink sync=true",
-             seen);
+  GstElement *pipeline = launch(source(-1) + " ! tee name=t t. ! queue ! " + converter(depth) +
+                                    " ! " + output_caps(kOutputs[0]) +
+                                    " ! fakesink name=out signal-handoffs=true sync=true t. ! "
+                                    "queue max-size-buffers=1 ! fakesink sync=true",
+                                seen);
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   expect_settled(pipeline, "the start", where);
   expect_frames(seen, 8, where);
