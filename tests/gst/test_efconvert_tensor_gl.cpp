@@ -34,6 +34,13 @@
 #include "harness.hpp"
 #include "tensors.hpp"
 
+#ifndef GL_BUFFER_IMMUTABLE_STORAGE
+#define GL_BUFFER_IMMUTABLE_STORAGE 0x821F
+#endif
+#ifndef GL_DYNAMIC_COPY
+#define GL_DYNAMIC_COPY 0x88EA
+#endif
+
 using namespace ef::test;
 
 namespace {
@@ -325,6 +332,7 @@ struct GlRead {
   guint id;
   gsize size;
   std::vector<guint8> bytes;
+  GLint immutable = -1, usage = 0;  // its storage, where GL can say
 };
 
 void read_gl_buffer(GstGLContext *context, gpointer data) {
@@ -332,6 +340,9 @@ void read_gl_buffer(GstGLContext *context, gpointer data) {
   const GstGLFuncs *gl = context->gl_vtable;
   r->bytes.assign(r->size, 0);
   gl->BindBuffer(GL_ARRAY_BUFFER, r->id);
+  gl->GetBufferParameteriv(GL_ARRAY_BUFFER, GL_BUFFER_USAGE, &r->usage);
+  if (gl->BufferStorage)  // GL 4.4: storage may be immutable
+    gl->GetBufferParameteriv(GL_ARRAY_BUFFER, GL_BUFFER_IMMUTABLE_STORAGE, &r->immutable);
   if (gl->GetBufferSubData) {
     gl->GetBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(r->size), r->bytes.data());
   } else if (const void *p =
@@ -347,7 +358,8 @@ void read_gl_buffer(GstGLContext *context, gpointer data) {
 // Downstream that takes memory:GLBuffer gets the tensor as a GL buffer
 // that stays on the GPU: GstGLBuffer memory whose identity is the Pbo of
 // its name, the same bytes as the plain tensor, read through GL and
-// through a CPU map; auto takes GL for it; nothing is read back. A
+// through a CPU map (and a CPU write reaches GL); its storage not pinned
+// in system memory; auto takes GL for it; nothing is read back. A
 // padded layout (NCHW uint8 of an odd pixel count) is copied in by the GPU.
 GST_START_TEST(test_gl_buffer_output) {
   const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 97, 61);
@@ -382,7 +394,22 @@ GST_START_TEST(test_gl_buffer_output) {
         gst_gl_context_thread_add(GST_GL_BASE_MEMORY_CAST(mem)->context, read_gl_buffer, &read);
         fail_unless(read.bytes == want, "%s (backend=%s): the GL buffer read through GL differs",
                     resident.c_str(), backend);
+        // Storage GL may keep in GPU memory: not GstGL's immutable storage
+        // mapped for good, which NVIDIA keeps in system memory.
+        fail_unless(read.immutable != GL_TRUE, "%s: immutable (persistently mapped) storage",
+                    resident.c_str());
+        fail_unless_equals_int(read.usage, GL_DYNAMIC_COPY);
         fail_unless(bytes_of(out) == want, "%s: the GL buffer mapped differs", resident.c_str());
+        // What the CPU writes reaches GL at its next map.
+        GstMapInfo map;
+        fail_unless(gst_memory_map(mem, &map, GST_MAP_WRITE));
+        std::memset(map.data, 0x5a, map.size);
+        gst_memory_unmap(mem, &map);
+        fail_unless(gst_memory_map(mem, &map, GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
+        gst_memory_unmap(mem, &map);
+        gst_gl_context_thread_add(GST_GL_BASE_MEMORY_CAST(mem)->context, read_gl_buffer, &read);
+        fail_unless(read.bytes == std::vector<guint8>(want.size(), 0x5a),
+                    "%s: a CPU write did not reach the GL buffer", resident.c_str());
         GstElement *conv = harness_element(h, "conv");
         fail_unless_equals_uint64(stat(conv, "readbacks"), 0);
         fail_unless(string_property(conv, "backend-in-use") == "gl", "%s: backend=%s ran %s",

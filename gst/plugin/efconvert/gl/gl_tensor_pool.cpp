@@ -3,6 +3,8 @@
 
 #include <gst/gl/gstglfuncs.h>
 
+#include "gl_tensor_buffer.hpp"
+
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
@@ -88,11 +90,10 @@ void gl_tensor_pool_init(GstEfGlTensorPool *) {}
 }  // namespace
 
 GstBufferPool *gl_tensor_pool_new(GstGLContext *context) {
-  gst_gl_buffer_init_once();
   auto *self = static_cast<GstEfGlTensorPool *>(g_object_new(gl_tensor_pool_get_type(), nullptr));
   gst_object_ref_sink(self);
   self->context = GST_GL_CONTEXT(gst_object_ref(context));
-  self->allocator = gst_allocator_find(GST_GL_BUFFER_ALLOCATOR_NAME);
+  self->allocator = gl_tensor_buffer_allocator_new();
   return GST_BUFFER_POOL(self);
 }
 

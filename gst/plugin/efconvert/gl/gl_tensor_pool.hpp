@@ -6,7 +6,8 @@
 // memory (`GstGLBaseMemory.context`) or one shared with it. GstGL makes no
 // pool of them (GstGLBufferPool makes textures, and the GL buffer
 // allocator refuses gst_allocator_alloc): this one allocates through
-// gst_gl_base_memory_alloc.
+// gst_gl_base_memory_alloc, from gl_tensor_buffer.hpp's allocator (GPU
+// memory, where GstGL's own would pin the buffer in system memory).
 #pragma once
 
 #include <gst/gl/gl.h>
