@@ -13,7 +13,8 @@
 #   . .gl/env.sh && sh tests/bench/streams_variants.sh BUILD_DIR
 # Environment: OUT (results; default BUILD_DIR/bench-variants), CLIP (default
 # .clips/clip-1080p-1200.h264), BUDGET (default 250), WINDOW (seconds a run
-# measures, default 2), STREAMS (default 16).
+# measures, default 2), STREAMS (default 16), MODE (variants, or display:
+# display_pass below).
 # Results under $OUT: variants.md (the table, also printed), variants.jsonl
 # (bench_streams' lines, each with its label), variants.log, machine.txt,
 # dmon.txt (nvidia-smi dmon, a line a second).
@@ -115,25 +116,49 @@ processes_pass() {
   run rgb "$n" -- $rgb
 }
 
-one_process_pass
-processes_pass
-one_process_pass
-processes_pass
-# Once each, as long as the budget lasts.
-# shellcheck disable=SC2086
-run rgba-fragment 1 -- $rgba --shader=fragment
-# shellcheck disable=SC2086
-run rgb-gpu-timing 1 -- $rgb --gpu-timing=1
-# shellcheck disable=SC2086
-run rgb-depth-3 1 -- --chain=efconvert-gl --output=rgb --depth=3
-# shellcheck disable=SC2086
-run rgba-no-flush 1 EF_GL_FLUSH=off -- $rgba
-run stock-rgb "$n" -- --chain=stock --output=rgb
-# shellcheck disable=SC2086
-run rgba "$n" -- $rgba
-# shellcheck disable=SC2086
-run rgb-before "$n" $old -- $rgb --gpu-timing=1
-run decode-app-display 1 -- --chain=none --display=app
+# MODE=display: instead of the variants, whether one GstGLDisplay given to
+# the pipeline by the application (--display=app: the decoders then find
+# each other's GL context rather than each making one) changes each chain,
+# three times each, interleaved, and then nothing else.
+display_pass() {
+  for display in pipeline app; do
+    run "decode-$display" 1 -- --chain=none --display=$display
+    # shellcheck disable=SC2086
+    run "rgb-$display" 1 -- $rgb --display=$display
+    # shellcheck disable=SC2086
+    run "rgba-$display" 1 -- $rgba --display=$display
+    run "stock-rgb-$display" 1 -- --chain=stock --output=rgb --display=$display
+  done
+}
+if [ "${MODE:-variants}" = display ]; then
+  display_pass
+  display_pass
+  display_pass
+  # shellcheck disable=SC2086
+  run rgba-no-flush-app 1 EF_GL_FLUSH=off -- $rgba --display=app
+  # shellcheck disable=SC2086
+  run rgba-no-flush-app 1 EF_GL_FLUSH=off -- $rgba --display=app
+else
+  one_process_pass
+  processes_pass
+  one_process_pass
+  processes_pass
+  # Once each, as long as the budget lasts.
+  # shellcheck disable=SC2086
+  run rgba-fragment 1 -- $rgba --shader=fragment
+  # shellcheck disable=SC2086
+  run rgb-gpu-timing 1 -- $rgb --gpu-timing=1
+  # shellcheck disable=SC2086
+  run rgb-depth-3 1 -- --chain=efconvert-gl --output=rgb --depth=3
+  # shellcheck disable=SC2086
+  run rgba-no-flush 1 EF_GL_FLUSH=off -- $rgba
+  run stock-rgb "$n" -- --chain=stock --output=rgb
+  # shellcheck disable=SC2086
+  run rgba "$n" -- $rgba
+  # shellcheck disable=SC2086
+  run rgb-before "$n" $old -- $rgb --gpu-timing=1
+  run decode-app-display 1 -- --chain=none --display=app
+fi
 
 [ -z "$dmon" ] || kill "$dmon" 2>/dev/null || true
 [ -z "$skipped" ] || echo "skipped (budget of $budget s spent):$skipped" | tee -a "$log"
