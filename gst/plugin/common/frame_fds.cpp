@@ -27,12 +27,20 @@ bool classified_before(GstMemory *mem, int fd) {
   return now && now->id == identity.id;
 }
 
+// The planes of one memory (NV12 in one fd) are one file: one fstat.
+bool checked_before(GstBuffer *buffer, const FrameLayout &layout, guint plane, GstMemory *mem) {
+  for (guint q = 0; q < plane; ++q)
+    if (gst_buffer_peek_memory(buffer, layout.planes[q].memory) == mem)
+      return true;
+  return false;
+}
+
 }  // namespace
 
 Result<void> check_frame_fds(GstBuffer *buffer, const FrameLayout &layout) {
   for (guint p = 0; p < layout.n_planes; ++p) {
     GstMemory *mem = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
-    if (!gst_is_fd_memory(mem))
+    if (!gst_is_fd_memory(mem) || checked_before(buffer, layout, p, mem))
       continue;
     const int fd = gst_fd_memory_get_fd(mem);
     if (classified_before(mem, fd))
