@@ -13,8 +13,8 @@
 #   . .gl/env.sh && sh tests/bench/streams_variants.sh BUILD_DIR
 # Environment: OUT (results; default BUILD_DIR/bench-variants), CLIP (default
 # .clips/clip-1080p-1200.h264), BUDGET (default 250), WINDOW (seconds a run
-# measures, default 2), STREAMS (default 16), MODE (variants, or display:
-# display_pass below).
+# measures, default 2), STREAMS (default 16), MODE (variants, or compare:
+# compare_pass below, with SETTING and OPTIONS).
 # Results under $OUT: variants.md (the table, also printed), variants.jsonl
 # (bench_streams' lines, each with its label), variants.log, machine.txt,
 # dmon.txt (nvidia-smi dmon, a line a second).
@@ -116,28 +116,36 @@ processes_pass() {
   run rgb "$n" -- $rgb
 }
 
-# MODE=display: instead of the variants, whether one GstGLDisplay given to
-# the pipeline by the application (--display=app: the decoders then find
-# each other's GL context rather than each making one) changes each chain,
-# three times each, interleaved, and then nothing else.
-display_pass() {
-  for display in pipeline app; do
-    run "decode-$display" 1 -- --chain=none --display=$display
+# MODE=compare: instead of the variants, each chain (decode alone, → RGB,
+# → GL RGBA, the stock chain) without and with SETTING (environment
+# assignments, e.g. __GL_YIELD=USLEEP) and OPTIONS (bench_streams options,
+# e.g. --display=app: one GstGLDisplay given by the application), three
+# times each, interleaved, and then nothing else.
+compare_pass() {
+  for with in base set; do
+    envs="" opts=""
+    [ "$with" = set ] && envs="${SETTING:-}" opts="${OPTIONS:-}"
     # shellcheck disable=SC2086
-    run "rgb-$display" 1 -- $rgb --display=$display
+    run "decode-$with" 1 $envs -- --chain=none $opts
     # shellcheck disable=SC2086
-    run "rgba-$display" 1 -- $rgba --display=$display
-    run "stock-rgb-$display" 1 -- --chain=stock --output=rgb --display=$display
+    run "rgb-$with" 1 $envs -- $rgb $opts
+    # shellcheck disable=SC2086
+    run "rgba-$with" 1 $envs -- $rgba $opts
+    # shellcheck disable=SC2086
+    run "stock-rgb-$with" 1 $envs -- --chain=stock --output=rgb $opts
   done
 }
-if [ "${MODE:-variants}" = display ]; then
-  display_pass
-  display_pass
-  display_pass
+if [ "${MODE:-variants}" = compare ]; then
+  compare_pass
+  compare_pass
+  compare_pass
   # shellcheck disable=SC2086
-  run rgba-no-flush-app 1 EF_GL_FLUSH=off -- $rgba --display=app
-  # shellcheck disable=SC2086
-  run rgba-no-flush-app 1 EF_GL_FLUSH=off -- $rgba --display=app
+  for with in base set; do
+    envs="" opts=""
+    [ "$with" = set ] && envs="${SETTING:-}" opts="${OPTIONS:-}"
+    run "decode-$with" "$n" $envs -- --chain=none $opts
+    run "rgb-$with" "$n" $envs -- $rgb $opts
+  done
 else
   one_process_pass
   processes_pass
