@@ -13,8 +13,8 @@
 #   . .gl/env.sh && sh tests/bench/streams_variants.sh BUILD_DIR
 # Environment: OUT (results; default BUILD_DIR/bench-variants), CLIP (default
 # .clips/clip-1080p-1200.h264), BUDGET (default 250), WINDOW (seconds a run
-# measures, default 2), STREAMS (default 16), MODE (variants, or compare:
-# compare_pass below, with SETTING and OPTIONS).
+# measures, default 2), STREAMS (default 16), MODE (variants; compare:
+# compare_pass below, with SETTING and OPTIONS; spread: spread_pass).
 # Results under $OUT: variants.md (the table, also printed), variants.jsonl
 # (bench_streams' lines, each with its label), variants.log, machine.txt,
 # dmon.txt (nvidia-smi dmon, a line a second).
@@ -135,7 +135,25 @@ compare_pass() {
     run "stock-rgb-$with" 1 $envs -- --chain=stock --output=rgb $opts
   done
 }
-if [ "${MODE:-variants}" = compare ]; then
+# MODE=spread: the GL work of the streams over K GL contexts
+# (EF_GL_EARLY=context:K: each decoder takes its efconvert's context, the
+# efconverts take K contexts in turn), K = 1 2 4 8, beside the default,
+# twice, interleaved.
+spread_pass() {
+  run decode 1 -- --chain=none
+  for k in default 1 2 4 8; do
+    envs="EF_GL_EARLY=context:$k"
+    [ "$k" = default ] && envs=""
+    # shellcheck disable=SC2086
+    run "rgb-contexts-$k" 1 $envs -- $rgb
+    # shellcheck disable=SC2086
+    run "rgba-contexts-$k" 1 $envs -- $rgba
+  done
+}
+if [ "${MODE:-variants}" = spread ]; then
+  spread_pass
+  spread_pass
+elif [ "${MODE:-variants}" = compare ]; then
   compare_pass
   compare_pass
   compare_pass

@@ -4,6 +4,7 @@
 #include <gst/gl/gstglfuncs.h>
 
 #include <cerrno>
+#include <vector>
 
 namespace ef::gst {
 
@@ -17,6 +18,36 @@ namespace {
 // the announcement sets the context on every element of the bin, this one
 // and those waiting here.
 std::mutex finding;
+
+// The contexts `spread` hands out (kept for the process; a measurement
+// only), and the turn. Under `finding`.
+struct Spread {
+  GstGLDisplay *display = nullptr;
+  std::vector<GstGLContext *> contexts;
+  size_t turn = 0;
+};
+Spread spread_contexts;
+
+// A context of `display` in turn, made while fewer than `n` exist. Under
+// `finding`.
+GstGLContext *spread_context(GstGLDisplay *display, GstGLContext *other, unsigned n,
+                             GError **error) {
+  Spread &s = spread_contexts;
+  if (s.display != display) {
+    for (GstGLContext *c : s.contexts)
+      gst_object_unref(c);
+    s = Spread{display, {}, 0};
+  }
+  if (s.contexts.size() < n) {
+    GstGLContext *made = nullptr;
+    GstGLContext *share = s.contexts.empty() ? other : s.contexts.front();
+    if (!gst_gl_display_create_context(display, share, &made, error))
+      return nullptr;
+    gst_gl_display_add_context(display, made);
+    s.contexts.push_back(made);
+  }
+  return GST_GL_CONTEXT(gst_object_ref(s.contexts[s.turn++ % s.contexts.size()]));
+}
 
 }  // namespace
 
@@ -36,7 +67,7 @@ bool ElementGlContext::ensure_display(GstElement *element) {
   return display_ || gst_gl_ensure_element_data(element, &display_, &other_);
 }
 
-Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
+Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned spread) {
   {
     std::lock_guard<std::recursive_mutex> lock(lock_);
     if (context_)
@@ -53,6 +84,14 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element) {
   if (context_)
     return context_;
   GError *error = nullptr;
+  if (spread > 1) {
+    context_ = spread_context(display_, other_, spread, &error);
+    if (context_)
+      return context_;
+    std::string why = error ? error->message : "unknown error";
+    g_clear_error(&error);
+    return Error{EIO, "no GL context could be made: " + why};
+  }
   GST_OBJECT_LOCK(display_);
   do {
     if (context_)

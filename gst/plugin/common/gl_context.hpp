@@ -29,8 +29,13 @@ class ElementGlContext {
   // NULL -> READY: false where no GL display can be opened.
   bool ensure_display(GstElement *element);
   // The context (borrowed; valid until reset()), found in the pipeline or
-  // made. EIO with the reason when there is no GL.
-  Result<GstGLContext *> ensure(GstElement *element);
+  // made. EIO with the reason when there is no GL. With `spread` > 1 and
+  // nothing found beside the element, one of `spread` contexts of the
+  // display, taken in turn by the elements of the process (made as they
+  // are first needed, sharing with the first): the GL work of many streams
+  // on a few GL threads rather than one or one each (a measurement, see
+  // efconvert's gl_sharing.hpp).
+  Result<GstGLContext *> ensure(GstElement *element, unsigned spread = 1);
   // The renderer string of the context, e.g. "llvmpipe (LLVM 15.0.7, 256 bits)".
   std::string renderer();
   void reset();

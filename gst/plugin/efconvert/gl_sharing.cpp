@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gl_sharing.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "convert_state.hpp"
@@ -17,9 +18,18 @@ Early early() {
   const char *v = g_getenv("EF_GL_EARLY");
   if (v && std::strcmp(v, "none") == 0)
     return Early::None;
-  if (v && std::strcmp(v, "context") == 0)
+  if (v && std::strncmp(v, "context", 7) == 0)
     return Early::Context;
   return Early::Display;
+}
+
+// EF_GL_EARLY=context:N: how many contexts the elements spread over.
+unsigned spread() {
+  const char *v = g_getenv("EF_GL_EARLY");
+  if (!v || std::strncmp(v, "context:", 8) != 0)
+    return 1;
+  const long n = std::strtol(v + 8, nullptr, 10);
+  return n > 1 && n <= 64 ? unsigned(n) : 1;
 }
 
 }  // namespace
@@ -38,7 +48,7 @@ void share_gl_early(GstElement *element, ConvertState &s, GstStateChange transit
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && !s.gl.ensure_display(element))
     GST_INFO_OBJECT(element, "no GL display to share with the pipeline");
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && when == Early::Context)
-    if (auto context = s.gl.ensure(element); !context)
+    if (auto context = s.gl.ensure(element, spread()); !context)
       GST_INFO_OBJECT(element, "no GL context to share: %s", context.error().message.c_str());
 }
 

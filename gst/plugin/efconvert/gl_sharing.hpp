@@ -19,6 +19,8 @@
 //            efconvert's, so every decoder and efconvert of the pipeline
 //            shares one context and GL thread (as glimagesink's upstream
 //            shares the sink's);
+//   context:N the same over N contexts, taken in turn by the elements
+//            (each decoder takes its efconvert's): N GL threads;
 //   none     the display and context found when caps are set, as before.
 #pragma once
 
