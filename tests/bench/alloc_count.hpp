@@ -17,6 +17,15 @@ namespace ef::bench {
 uint64_t thread_allocations();
 uint64_t process_allocations();
 
+// Where the allocations come from: while the calling thread traces (and
+// the program was started with EF_ALLOC_TRACE set), each counted
+// allocation's call stack is kept (up to a bound); print_traces() writes
+// them grouped, the most frequent first, with backtrace_symbols_fd (a
+// stripped library shows as its file and offset).
+bool tracing_wanted();
+void trace_thread(bool on);
+void print_traces(int fd);
+
 // Runs the program again (execv of /proc/self/exe, the same argv) with
 // G_SLICE=always-malloc where it is not set; returns where it is.
 void ensure_slices_are_counted(char **argv);

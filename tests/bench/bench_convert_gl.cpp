@@ -428,7 +428,9 @@ class Run {
     gst_pad_add_probe(
         in, GST_PAD_PROBE_TYPE_BUFFER,
         [](GstPad *, GstPadProbeInfo *, gpointer self) {
-          static_cast<Run *>(self)->entered_ = ef::bench::thread_allocations();
+          auto *run = static_cast<Run *>(self);
+          run->entered_ = ef::bench::thread_allocations();
+          ef::bench::trace_thread(run->done_ >= kWarmup && run->window_frames_ == 0);
           return GST_PAD_PROBE_OK;
         },
         this, nullptr);
@@ -438,6 +440,7 @@ class Run {
           auto *run = static_cast<Run *>(self);
           if (run->done_ >= kWarmup && run->window_frames_ == 0)
             run->chain_allocations_ += ef::bench::thread_allocations() - run->entered_;
+          ef::bench::trace_thread(false);
           return GST_PAD_PROBE_OK;
         },
         this, nullptr);
@@ -635,6 +638,8 @@ int main(int argc, char **argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (ef::bench::tracing_wanted())  // EF_ALLOC_TRACE: where the chain's allocations come from
+    ef::bench::print_traces(2);
   ring = nullptr;
   gl = nullptr;
   return 0;

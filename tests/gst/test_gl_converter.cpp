@@ -22,6 +22,7 @@
 // streams declare too.
 #include "box_reference.hpp"
 #include "check_gl_main.hpp"
+#include "gl_test_context.hpp"
 #include "efconvert/convert_params.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/texture_uploader.hpp"
@@ -69,17 +70,7 @@ std::string format_name(GstVideoFormat format) {
 // ---------------------------------------------------------------------------
 // GL plumbing
 
-struct GlContext {
-  ObjectPtr<GstGLDisplay> display;
-  ObjectPtr<GstGLContext> context;
-
-  GlContext() {
-    display.reset(gst_gl_display_new());
-    context.reset(gst_gl_context_new(display.get()));
-    GError *error = nullptr;
-    fail_unless(gst_gl_context_create(context.get(), nullptr, &error), "no GL context: %s",
-                error ? error->message : "?");
-  }
+struct GlContext : ef::test::TestGlContext {
   const GstGLFuncs *gl() const { return context->gl_vtable; }
 
   // Whether this context reads `format`: a deep source needs 16-bit

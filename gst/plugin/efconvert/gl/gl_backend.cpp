@@ -33,6 +33,7 @@
 #include "gl_converter.hpp"
 #include "gl_gpu_timer.hpp"
 #include "gl_layout.hpp"
+#include "common/gl_thread_port.hpp"
 #include "common/gst_ptr.hpp"
 #include "gl_pack_memory.hpp"
 #include "gl_readback.hpp"
@@ -188,6 +189,7 @@ class GlBackend : public ConvertBackend {
         hardware_(options.hardware),
         gpu_timing_(options.gpu_timing),
         context_(GST_GL_CONTEXT(gst_object_ref(context))),
+        port_(context),
         in_(in),
         out_(out),
         texture_in_(gl::texture_info(in)),
@@ -366,8 +368,7 @@ class GlBackend : public ConvertBackend {
       F *f;
     } job{this, &f};
     handovers_++;
-    gst_gl_context_thread_add(
-        context_,
+    port_.run(
         [](GstGLContext *ctx, gpointer data) {
           auto *j = static_cast<Job *>(data);
           const uint64_t start = now_ns();
@@ -823,6 +824,7 @@ class GlBackend : public ConvertBackend {
   bool hardware_;
   bool gpu_timing_;
   GstGLContext *context_;
+  GlThreadPort port_;  // every hand-over of a frame, allocating nothing
   GstVideoInfo in_, out_;
   GstVideoInfo texture_in_;                 // the source textures we make (texture_info)
   std::optional<TensorSpec> tensor_spec_;   // a tensor output, else an image (out_)
