@@ -935,8 +935,8 @@ void BM_Tensor(benchmark::State &state, TensorKind kind, TensorCase c) {
       if (!m.error.empty())
         return state.SkipWithError(m.error.c_str());
       report(state, m, m, Measured{});
-      state.counters["gb_per_s"] = (m.stats.at("read_bytes") + m.stats.at("written_bytes")) /
-                                   m.wall_ns;
+      state.counters["gb_per_s"] =
+          (m.stats.at("read_bytes") + m.stats.at("written_bytes")) / m.wall_ns;
       state.SetLabel(std::string(c.raw == Raw::Write ? "tensor's bytes streamed"
                                                      : "NV12 frame read, tensor's bytes streamed") +
                      " on " + std::to_string(g_get_num_processors()) + " threads");
