@@ -171,15 +171,19 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
                        const std::array<unsigned, 3> &channel, unsigned period) const {
   auto *o = static_cast<uint8_t *>(out);
   size_t done = 0;
+  // float32 beside the vectors is computed as they compute it (one fma in
+  // float), not from the tables (in double): where a row starts in memory
+  // moves values between the vectors and the rest, and must not change them.
+  const bool fma_floats = simd_ && type_ == TensorType::Float32;
 #ifdef EF_TENSOR_AVX2
-  if (simd_ && n >= 8) {
+  if (simd_) {
     // Streamed stores need 32-byte addresses, which a downstream pool need
     // not give (GStreamer's system memory is aligned to 8): the values
-    // before the first such address come from the tables.
+    // before the first such address are written one by one.
     const auto at = reinterpret_cast<uintptr_t>(o);
-    if (type_ == TensorType::Float32 && (at & 3) == 0) {
+    if (fma_floats && (at & 3) == 0) {
       done = std::min(n, ((32 - (at & 31)) & 31) / 4);
-      tail<4>(from, o, 0, done, channel, period);
+      floats(from, o, 0, done, channel, period);
     }
     // The lanes of the channel the first vector starts on.
     const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3 + done % period];
@@ -193,6 +197,8 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
     done += chunks * 8;
   }
 #endif
+  if (fma_floats)
+    return floats(from, o, done, n, channel, period);
   switch (bytes_) {  // the rest from the tables, a fixed size a copy
     case 4:
       tail<4>(from, o, done, n, channel, period);
@@ -203,6 +209,15 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
     default:
       tail<1>(from, o, done, n, channel, period);
       break;
+  }
+}
+
+void TensorKernel::floats(const Source &from, uint8_t *out, size_t begin, size_t n,
+                          const std::array<unsigned, 3> &channel, unsigned period) const {
+  for (size_t i = begin; i < n; ++i) {
+    const unsigned c = channel[i % period];
+    const float v = std::fma(float(from.data[i * from.stride + from.byte]), scale_[c], offset_[c]);
+    std::memcpy(out + 4 * i, &v, 4);
   }
 }
 

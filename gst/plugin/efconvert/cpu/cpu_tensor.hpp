@@ -66,6 +66,9 @@ class TensorKernel {
            unsigned period) const;
   void run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
+  // float32 values [begin, n) as the vector path computes them.
+  void floats(const Source &from, uint8_t *out, size_t begin, size_t n,
+              const std::array<unsigned, 3> &channel, unsigned period) const;
   template <size_t Bytes>
   void tail(const Source &from, uint8_t *out, size_t begin, size_t n,
             const std::array<unsigned, 3> &channel, unsigned period) const;
