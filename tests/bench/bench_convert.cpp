@@ -770,9 +770,10 @@ struct TensorKind {
   bool int8;  // else float32 NCHW
 };
 
-// The limits of the memory, no pipeline: the tensor's bytes written, or
-// the NV12 frame read and the tensor written.
-enum class Raw { None, Write, ReadWrite };
+// The limits of the memory, no pipeline: the tensor's bytes written
+// (streamed, or stored through the cache), or the NV12 frame read and the
+// tensor streamed.
+enum class Raw { None, Write, WriteCached, ReadWrite };
 
 struct TensorCase {
   const char *name;
@@ -788,6 +789,7 @@ constexpr TensorCase kTensorCases[] = {
     {"efconvert-cpu-rgb-loop", true, false, true},
     {"videoconvert-videoscale-loop", false, false, true},
     {"raw-write", false, true, false, Raw::Write},
+    {"raw-write-cached", false, true, false, Raw::WriteCached},
     {"raw-read-write", false, true, false, Raw::ReadWrite},
 };
 
@@ -827,20 +829,26 @@ void normalise_loop(GstBuffer *buffer, bool int8, std::vector<uint8_t> &out) {
   gst_buffer_unmap(buffer, &map);
 }
 
-// Bytes [begin, end) of `to` (16-byte aligned bounds) streamed with a
-// value, and `from`'s [begin, end) read, as the least a conversion into
-// that memory must do.
-void stream_fill(uint8_t *to, size_t begin, size_t end) {
+// Bytes [begin, end) of `to` (16-byte aligned bounds) set to a value,
+// streamed past the cache or stored through it.
+void fill(uint8_t *to, size_t begin, size_t end, bool stream) {
 #if defined(__x86_64__) || defined(__i386__)
   const __m128i v = _mm_set1_epi32(0x3f800000);
+  if (!stream) {
+    for (size_t i = begin; i < end; i += 16)
+      _mm_store_si128(reinterpret_cast<__m128i *>(to + i), v);
+    return;
+  }
   for (size_t i = begin; i < end; i += 16)
     _mm_stream_si128(reinterpret_cast<__m128i *>(to + i), v);
   _mm_sfence();
 #else
+  (void)stream;
   std::memset(to + begin, 0x3f, end - begin);
 #endif
 }
 
+// The OR of `from`'s bytes [begin, end): each read once.
 uint64_t read_all(const uint8_t *from, size_t begin, size_t end) {
 #if defined(__x86_64__) || defined(__i386__)
   __m128i sum = _mm_setzero_si128();
@@ -861,11 +869,13 @@ uint64_t read_all(const uint8_t *from, size_t begin, size_t end) {
 // The raw limit of a tensor: its bytes written into the memory efconvert
 // writes it into (its own pool, as fakesink offers none), by as many
 // threads as efconvert converts with (n-threads' default, one per CPU the
-// process may run on), each its share, with streaming stores and nothing
-// else; with `read`, each thread also reads its share of the NV12 frame
-// once. The tensor costs at least this; efconvert's RGB output + this is
-// what it would cost if the write were the only thing the tensor added.
-Measured run_raw_tensor(bool int8, bool read) {
+// process may run on), each its share, with streaming stores (or, with
+// Raw::WriteCached, plain ones) and nothing else; with Raw::ReadWrite,
+// each thread also reads its share of the NV12 frame once. efconvert's
+// RGB output + this is what the tensor would cost if the write were the
+// only thing it added.
+Measured run_raw_tensor(bool int8, Raw raw) {
+  const bool read = raw == Raw::ReadWrite;
   const size_t bytes = size_t(kOut) * kOut * 3 * (int8 ? 1 : 4);
   Measured m;
   GstElement *owner = gst_element_factory_make("fakesink", nullptr);
@@ -899,7 +909,8 @@ Measured run_raw_tensor(bool int8, bool read) {
         sink.fetch_or(read_all(in.data, share(in.size, k),
                                k + 1 == threads ? in.size / 16 * 16 : share(in.size, k + 1)),
                       std::memory_order_relaxed);
-      stream_fill(map.data, share(bytes, k), k + 1 == threads ? bytes : share(bytes, k + 1));
+      fill(map.data, share(bytes, k), k + 1 == threads ? bytes : share(bytes, k + 1),
+           raw != Raw::WriteCached);
     };
     workers.run(threads, job);
     gst_buffer_unmap(out, &map);
@@ -931,15 +942,17 @@ void BM_Tensor(benchmark::State &state, TensorKind kind, TensorCase c) {
   std::vector<uint8_t> scratch;
   for (auto _ : state) {
     if (c.raw != Raw::None) {
-      const Measured m = run_raw_tensor(kind.int8, c.raw == Raw::ReadWrite);
+      const Measured m = run_raw_tensor(kind.int8, c.raw);
       if (!m.error.empty())
         return state.SkipWithError(m.error.c_str());
       report(state, m, m, Measured{});
       state.counters["gb_per_s"] =
           (m.stats.at("read_bytes") + m.stats.at("written_bytes")) / m.wall_ns;
-      state.SetLabel(std::string(c.raw == Raw::Write ? "tensor's bytes streamed"
-                                                     : "NV12 frame read, tensor's bytes streamed") +
-                     " on " + std::to_string(g_get_num_processors()) + " threads");
+      const char *what = c.raw == Raw::Write         ? "tensor's bytes streamed"
+                         : c.raw == Raw::WriteCached ? "tensor's bytes stored through the cache"
+                                                     : "NV12 frame read, tensor's bytes streamed";
+      state.SetLabel(std::string(what) + " on " + std::to_string(g_get_num_processors()) +
+                     " threads");
       continue;
     }
     const Measured source =

@@ -40,6 +40,7 @@ CASES = [("efconvert-cpu-tensor", "efconvert cpu: tensor"),
          ("efconvert-cpu-rgb-loop", "efconvert cpu: RGB + C loop"),
          ("videoconvert-videoscale-loop", "videoconvert ! videoscale + C loop"),
          ("raw-write", "raw limit: tensor written"),
+         ("raw-write-cached", "raw limit: tensor stored through the cache"),
          ("raw-read-write", "raw limit: NV12 read + tensor written")]
 
 
@@ -82,18 +83,16 @@ def main():
         print(f"| {label} | " + " | ".join(cells) + " |")
     print()
     for kind in KINDS:
-        tensor = median(runs, kind, "efconvert-cpu-tensor", "wall_us")
-        rgb = median(runs, kind, "efconvert-cpu-rgb", "wall_us")
-        chain = median(runs, kind, "videoconvert-videoscale-loop", "wall_us")
-        tensor_cpu = median(runs, kind, "efconvert-cpu-tensor", "cpu_us")
-        rgb_cpu = median(runs, kind, "efconvert-cpu-rgb", "cpu_us")
+        tensor, rgb, chain, raw = (median(runs, kind, case, "wall_us") for case in (
+            "efconvert-cpu-tensor", "efconvert-cpu-rgb", "videoconvert-videoscale-loop",
+            "raw-write"))
+        tensor_cpu, rgb_cpu, raw_cpu = (median(runs, kind, case, "cpu_us") for case in (
+            "efconvert-cpu-tensor", "efconvert-cpu-rgb", "raw-write"))
         allocs = median(runs, kind, "efconvert-cpu-tensor", "allocs_per_frame")
         if tensor and rgb and chain:
             print(f"{kind}: tensor / RGB {tensor / rgb:.2f}x wall, "
                   f"{tensor_cpu / rgb_cpu:.2f}x CPU; videoconvert chain + loop / tensor "
                   f"{chain / tensor:.1f}x; allocations per frame {allocs}")
-        raw = median(runs, kind, "raw-write", "wall_us")
-        raw_cpu = median(runs, kind, "raw-write", "cpu_us")
         if tensor and rgb and raw:
             print(f"{kind}: tensor {tensor:.0f} us wall against RGB + raw write "
                   f"{rgb + raw:.0f} us ({tensor / (rgb + raw):.2f}x); CPU {tensor_cpu:.0f} us "

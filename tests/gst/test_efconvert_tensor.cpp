@@ -527,14 +527,11 @@ GstPadProbeReturn offer_offset_pool(GstPad *, GstPadProbeInfo *info, gpointer da
 
 // One frame through efconvert into the pool offer_offset_pool offers.
 GstBuffer *run_offered(const Run &r, GstBuffer *frame, OffsetPool &offered) {
-  GstHarness *h = gst_harness_new_parse(("efconvert backend=cpu " + r.props).c_str());
-  gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_offset_pool, &offered,
-                    nullptr);
-  gst_harness_set_caps_str(h, r.in_caps.c_str(), r.out_caps.c_str());
-  fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frame)), GST_FLOW_OK);
-  GstBuffer *out = gst_harness_pull(h);
-  gst_harness_teardown(h);
-  return out;
+  return convert_one("efconvert backend=cpu " + r.props, r.in_caps, r.out_caps, frame,
+                     [&](GstHarness *h) {
+                       gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+                                         offer_offset_pool, &offered, nullptr);
+                     });
 }
 
 }  // namespace

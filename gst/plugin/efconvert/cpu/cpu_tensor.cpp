@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define EF_TENSOR_AVX2 1
@@ -40,27 +42,38 @@ bool have_avx2() {
   return have;
 }
 
-// `chunks` runs of 8 values; run k takes vector k % 3 of the lanes. The
-// values are consecutive bytes of `in`, or with Pixels one byte of each
-// 4-byte pixel (the byte `shift` bits up).
+// A row's values for the vector path: `chunks` runs of 8 from `in`
+// (consecutive bytes, or with Pixels byte shift / 8 of each 4-byte
+// pixel) into `out`; run k takes vector k % 3 of the lanes.
+struct VectorRun {
+  const uint8_t *in;
+  unsigned shift;
+  uint8_t *out;
+  size_t chunks;
+  const TensorKernel::Lanes &l;
+  float low, high;
+  int zero_point;
+  bool streams;  // float32 from a 32-byte address
+};
+
 template <TensorType T, bool Pixels>
-EF_TENSOR_TARGET void run_avx2(const uint8_t *in, unsigned shift, uint8_t *out, size_t chunks,
-                               const TensorKernel::Lanes &l, float low, float high,
-                               int zero_point) {
+EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
+  const uint8_t *in = r.in;
+  uint8_t *out = r.out;
+  const TensorKernel::Lanes &l = r.l;
   __m256 a[3], b[3];
   for (int j = 0; j < 3; ++j) {
     a[j] = _mm256_loadu_ps(l.scale + 8 * j);
     b[j] = _mm256_loadu_ps(l.offset + 8 * j);
   }
-  const __m256 lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
-  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256 lo = _mm256_set1_ps(r.low), hi = _mm256_set1_ps(r.high);
+  const __m256i zp = _mm256_set1_epi32(r.zero_point);
   const __m256i byte = _mm256_set1_epi32(0xff);
-  const __m128i bits = _mm_cvtsi32_si128(int(shift));
-  // float32 rows start on 32 bytes (the caller peels the values before),
-  // and stream past the cache: the tensor is 4 times the bytes of the
-  // image, and a store that first reads its line would double the traffic.
-  const bool stream = T == TensorType::Float32 && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
-  for (size_t k = 0, j = 0; k < chunks; ++k, j = j == 2 ? 0 : j + 1) {
+  const __m128i bits = _mm_cvtsi32_si128(int(r.shift));
+  // Streamed from 32-byte addresses (the caller peels the values before).
+  const bool stream =
+      T == TensorType::Float32 && r.streams && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
+  for (size_t k = 0, j = 0; k < r.chunks; ++k, j = j == 2 ? 0 : j + 1) {
     __m256i ints;
     if constexpr (Pixels) {
       // A shift and a mask: no shuffle, where widening bytes takes one.
@@ -98,27 +111,45 @@ EF_TENSOR_TARGET void run_avx2(const uint8_t *in, unsigned shift, uint8_t *out, 
 }
 
 template <bool Pixels>
-void run_avx2(TensorType type, const uint8_t *in, unsigned shift, uint8_t *out, size_t chunks,
-              const TensorKernel::Lanes &l, float low, float high, int zero_point) {
+void run_avx2(TensorType type, const VectorRun &r) {
   switch (type) {
     case TensorType::Float32:
-      return run_avx2<TensorType::Float32, Pixels>(in, shift, out, chunks, l, low, high,
-                                                   zero_point);
+      return run_avx2<TensorType::Float32, Pixels>(r);
     case TensorType::Float16:
-      return run_avx2<TensorType::Float16, Pixels>(in, shift, out, chunks, l, low, high,
-                                                   zero_point);
+      return run_avx2<TensorType::Float16, Pixels>(r);
     case TensorType::Uint8:
-      return run_avx2<TensorType::Uint8, Pixels>(in, shift, out, chunks, l, low, high, zero_point);
+      return run_avx2<TensorType::Uint8, Pixels>(r);
     case TensorType::Int8:
-      return run_avx2<TensorType::Int8, Pixels>(in, shift, out, chunks, l, low, high, zero_point);
+      return run_avx2<TensorType::Int8, Pixels>(r);
   }
 }
 #endif
 
 }  // namespace
 
-TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels)
-    : type_(type), channels_(channels), bytes_(bytes_of(type)) {
+// Streamed float32 stores only where the tensors could not stay in the
+// last-level cache anyway (the pool's two or more, and the frames read
+// beside them: more than a quarter of it). A store through the cache
+// reads its line first, but from that cache, where the tensor stays for
+// its consumer; a streamed store goes to memory and holds a fill buffer
+// until it is there, which the conversion's own loads then wait for
+// (measured: docs/BENCHMARKS.md, "efconvert tensors").
+bool TensorKernel::streams_tensor(size_t bytes) {
+  static const size_t cache = [] {
+    for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+      if (const long size = sysconf(name); size > 0)
+        return size_t(size);
+    return size_t(8) << 20;
+  }();
+  return bytes > cache / 4;
+}
+
+TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels,
+                           size_t tensor_bytes)
+    : type_(type),
+      channels_(channels),
+      bytes_(bytes_of(type)),
+      stream_(type == TensorType::Float32 && streams_tensor(tensor_bytes)) {
   const bool quant = quantised(type);
   const int low = type == TensorType::Int8 ? -128 : 0;
   const int high = type == TensorType::Int8 ? 127 : 255;
@@ -181,19 +212,27 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
     // not give (GStreamer's system memory is aligned to 8): the values
     // before the first such address are written one by one.
     const auto at = reinterpret_cast<uintptr_t>(o);
-    if (fma_floats && (at & 3) == 0) {
+    if (fma_floats && stream_ && (at & 3) == 0) {
       done = std::min(n, ((32 - (at & 31)) & 31) / 4);
       floats(from, o, 0, done, channel, period);
     }
     // The lanes of the channel the first vector starts on.
     const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3 + done % period];
     const size_t chunks = (n - done) / 8;
-    uint8_t *to = o + done * bytes_;
-    if (from.stride == 4)
-      run_avx2<true>(type_, from.data + 4 * done, 8 * from.byte, to, chunks, l, low_, high_,
-                     zero_point_);
+    const bool pixels = from.stride == 4;
+    const VectorRun r{from.data + from.stride * done,
+                      8 * from.byte,
+                      o + done * bytes_,
+                      chunks,
+                      l,
+                      low_,
+                      high_,
+                      zero_point_,
+                      stream_};
+    if (pixels)
+      run_avx2<true>(type_, r);
     else
-      run_avx2<false>(type_, from.data + done, 0, to, chunks, l, low_, high_, zero_point_);
+      run_avx2<false>(type_, r);
     done += chunks * 8;
   }
 #endif
@@ -339,7 +378,7 @@ void TensorWriter::write_rows(const Image &image, int y0, int y1, uint8_t *strip
 }
 
 // The border's 8-bit row through the kernel, as any row: the same values,
-// and float32 streamed like the content's.
+// and float32 stored like the content's.
 void TensorWriter::border_rows(int y0, int y1) const {
   if (y0 < y1)
     expand(fill_, y0, y1);

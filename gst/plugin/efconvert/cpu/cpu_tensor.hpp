@@ -37,7 +37,10 @@ class TensorKernel {
     alignas(32) float offset[24];
   };
 
-  TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels);
+  // For tensors of `tensor_bytes` (whose size decides whether float32
+  // stores stream past the cache: streams_tensor()).
+  TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels, size_t tensor_bytes = 0);
+  static bool streams_tensor(size_t bytes);
 
   TensorType type() const { return type_; }
   size_t element_bytes() const { return bytes_; }
@@ -51,8 +54,9 @@ class TensorKernel {
   // deep source's, cpu_deep.hpp), in float: x * scale + offset.
   void interleaved(const float *in, void *out, size_t n) const;
   void plane(const float *in, void *out, size_t n, unsigned c) const;
-  // Whether the vector path runs (for tests and benchmarks).
+  // Whether the vector path runs, and streams (for tests and benchmarks).
   bool vectorised() const { return simd_; }
+  bool streams() const { return simd_ && stream_; }
 
  private:
   // Value i of a row: data[i * stride + byte].
@@ -79,6 +83,7 @@ class TensorKernel {
   std::array<float, 3> scale_{}, offset_{};
   float low_ = 0, high_ = 0;  // quantised: the clamp before rounding (range - zero point)
   int zero_point_ = 0;
+  bool stream_;
   bool simd_ = false;
   std::array<Lanes, 6> lanes_{};  // channel 0, 1, 2 alone; [3 + c] interleaved from c
   // [channel][x]: the value's bytes (element_bytes() each).
