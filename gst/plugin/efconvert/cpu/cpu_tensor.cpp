@@ -56,58 +56,87 @@ struct VectorRun {
   bool streams;  // float32 from a 32-byte address
 };
 
-template <TensorType T, bool Pixels>
-EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
+// The vector path's constants, in registers through a row.
+struct Consts {
+  __m256 a[3], b[3];  // scale and offset of vectors 0, 1, 2 of a round
+  __m256 lo, hi;
+  __m256i zero_point, byte;
+  __m128i shift;
+};
+
+// Vector j of a round: 8 values from `in` to `out`; both move on.
+template <TensorType T, bool Pixels, bool Stream>
+EF_TENSOR_TARGET __attribute__((always_inline)) inline void step(const uint8_t *&in, uint8_t *&out,
+                                                                 const Consts &c, int j) {
+  __m256i ints;
+  if constexpr (Pixels) {
+    // A shift and a mask: no shuffle, where widening bytes takes one.
+    const __m256i px = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in));
+    ints = _mm256_and_si256(_mm256_srl_epi32(px, c.shift), c.byte);
+    in += 32;
+  } else {
+    ints = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(in)));
+    in += 8;
+  }
+  const __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ints), c.a[j], c.b[j]);
+  if constexpr (T == TensorType::Float32) {
+    if constexpr (Stream)
+      _mm256_stream_ps(reinterpret_cast<float *>(out), v);
+    else
+      _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
+    out += 32;
+  } else if constexpr (T == TensorType::Float16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
+                     _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    out += 16;
+  } else {
+    // Clamped first, so the rounding (to even, MXCSR's default) and
+    // the packs never see a value beyond the type.
+    const __m256i q = _mm256_add_epi32(
+        _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, c.lo), c.hi)), c.zero_point);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
+    out += 8;
+  }
+}
+
+// Whole rounds of three vectors, so each keeps its constants in registers
+// rather than picking them by index every 8 values, then the last one or two.
+template <TensorType T, bool Pixels, bool Stream>
+EF_TENSOR_TARGET void rounds(const VectorRun &r, const Consts &c) {
   const uint8_t *in = r.in;
   uint8_t *out = r.out;
-  const TensorKernel::Lanes &l = r.l;
-  __m256 a[3], b[3];
-  for (int j = 0; j < 3; ++j) {
-    a[j] = _mm256_loadu_ps(l.scale + 8 * j);
-    b[j] = _mm256_loadu_ps(l.offset + 8 * j);
+  const size_t chunks = r.chunks;  // a local: the byte stores could alias `r`
+  size_t k = 0;
+  for (; k + 3 <= chunks; k += 3) {
+    step<T, Pixels, Stream>(in, out, c, 0);
+    step<T, Pixels, Stream>(in, out, c, 1);
+    step<T, Pixels, Stream>(in, out, c, 2);
   }
-  const __m256 lo = _mm256_set1_ps(r.low), hi = _mm256_set1_ps(r.high);
-  const __m256i zp = _mm256_set1_epi32(r.zero_point);
-  const __m256i byte = _mm256_set1_epi32(0xff);
-  const __m128i bits = _mm_cvtsi32_si128(int(r.shift));
-  // Streamed from 32-byte addresses (the caller peels the values before).
-  const bool stream =
-      T == TensorType::Float32 && r.streams && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
-  for (size_t k = 0, j = 0; k < r.chunks; ++k, j = j == 2 ? 0 : j + 1) {
-    __m256i ints;
-    if constexpr (Pixels) {
-      // A shift and a mask: no shuffle, where widening bytes takes one.
-      const __m256i px = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in));
-      ints = _mm256_and_si256(_mm256_srl_epi32(px, bits), byte);
-      in += 32;
-    } else {
-      ints = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(in)));
-      in += 8;
-    }
-    const __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ints), a[j], b[j]);
-    if constexpr (T == TensorType::Float32) {
-      if (stream)
-        _mm256_stream_ps(reinterpret_cast<float *>(out), v);
-      else
-        _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
-      out += 32;
-    } else if constexpr (T == TensorType::Float16) {
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
-                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-      out += 16;
-    } else {
-      // Clamped first, so the rounding (to even, MXCSR's default) and
-      // the packs never see a value beyond the type.
-      const __m256i q =
-          _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi)), zp);
-      const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-      const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
-      _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
-      out += 8;
-    }
-  }
-  if (stream)
+  for (int j = 0; k < chunks; ++k, ++j)
+    step<T, Pixels, Stream>(in, out, c, j);
+  if constexpr (Stream)
     _mm_sfence();  // streamed stores are weakly ordered: done before the frame is
+}
+
+template <TensorType T, bool Pixels>
+EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
+  Consts c;
+  for (int j = 0; j < 3; ++j) {
+    c.a[j] = _mm256_loadu_ps(r.l.scale + 8 * j);
+    c.b[j] = _mm256_loadu_ps(r.l.offset + 8 * j);
+  }
+  c.lo = _mm256_set1_ps(r.low);
+  c.hi = _mm256_set1_ps(r.high);
+  c.zero_point = _mm256_set1_epi32(r.zero_point);
+  c.byte = _mm256_set1_epi32(0xff);
+  c.shift = _mm_cvtsi32_si128(int(r.shift));
+  // Streamed from 32-byte addresses (the caller peels the values before).
+  if (T == TensorType::Float32 && r.streams && (reinterpret_cast<uintptr_t>(r.out) & 31) == 0)
+    rounds<T, Pixels, true>(r, c);
+  else
+    rounds<T, Pixels, false>(r, c);
 }
 
 template <bool Pixels>
