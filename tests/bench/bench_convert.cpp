@@ -41,9 +41,14 @@
 
 #include <benchmark/benchmark.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
 #include "alloc_count.hpp"
 #include "efconvert/cpu/cpu_box.hpp"
 #include "efconvert/cpu/cpu_pool.hpp"
+#include "efconvert/output_pool.hpp"
 #include "memfd_ring.hpp"
 #include "upload_run.hpp"
 
@@ -765,11 +770,17 @@ struct TensorKind {
   bool int8;  // else float32 NCHW
 };
 
+// The limits of the memory, no pipeline: the tensor's bytes written
+// (streamed, or stored through the cache), or the NV12 frame read and the
+// tensor streamed.
+enum class Raw { None, Write, WriteCached, ReadWrite };
+
 struct TensorCase {
   const char *name;
   bool efconvert;  // else videoconvert ! videoscale
   bool tensor;     // efconvert's tensor; else RGB
   bool loop;       // the C loop after the RGB output
+  Raw raw = Raw::None;
 };
 
 constexpr TensorCase kTensorCases[] = {
@@ -777,6 +788,9 @@ constexpr TensorCase kTensorCases[] = {
     {"efconvert-cpu-rgb", true, false, false},
     {"efconvert-cpu-rgb-loop", true, false, true},
     {"videoconvert-videoscale-loop", false, false, true},
+    {"raw-write", false, true, false, Raw::Write},
+    {"raw-write-cached", false, true, false, Raw::WriteCached},
+    {"raw-read-write", false, true, false, Raw::ReadWrite},
 };
 
 std::string tensor_pipeline(const TensorKind &k, const TensorCase &c) {
@@ -815,10 +829,132 @@ void normalise_loop(GstBuffer *buffer, bool int8, std::vector<uint8_t> &out) {
   gst_buffer_unmap(buffer, &map);
 }
 
+// Bytes [begin, end) of `to` (16-byte aligned bounds) set to a value,
+// streamed past the cache or stored through it.
+void fill(uint8_t *to, size_t begin, size_t end, bool stream) {
+#if defined(__x86_64__) || defined(__i386__)
+  const __m128i v = _mm_set1_epi32(0x3f800000);
+  if (!stream) {
+    for (size_t i = begin; i < end; i += 16)
+      _mm_store_si128(reinterpret_cast<__m128i *>(to + i), v);
+    return;
+  }
+  for (size_t i = begin; i < end; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i *>(to + i), v);
+  _mm_sfence();
+#else
+  (void)stream;
+  std::memset(to + begin, 0x3f, end - begin);
+#endif
+}
+
+// The OR of `from`'s bytes [begin, end): each read once.
+uint64_t read_all(const uint8_t *from, size_t begin, size_t end) {
+#if defined(__x86_64__) || defined(__i386__)
+  __m128i sum = _mm_setzero_si128();
+  for (size_t i = begin; i < end; i += 16)
+    sum = _mm_or_si128(sum, _mm_load_si128(reinterpret_cast<const __m128i *>(from + i)));
+  return uint64_t(_mm_cvtsi128_si64(sum)) | uint64_t(_mm_extract_epi16(sum, 7));
+#else
+  uint64_t sum = 0;
+  for (size_t i = begin; i < end; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, from + i, 8);
+    sum |= v;
+  }
+  return sum;
+#endif
+}
+
+// The raw limit of a tensor: its bytes written into the memory efconvert
+// writes it into (its own pool, as fakesink offers none), by as many
+// threads as efconvert converts with (n-threads' default, one per CPU the
+// process may run on), each its share, with streaming stores (or, with
+// Raw::WriteCached, plain ones) and nothing else; with Raw::ReadWrite,
+// each thread also reads its share of the NV12 frame once. efconvert's
+// RGB output + this is what the tensor would cost if the write were the
+// only thing it added.
+Measured run_raw_tensor(bool int8, Raw raw) {
+  const bool read = raw == Raw::ReadWrite;
+  const size_t bytes = size_t(kOut) * kOut * 3 * (int8 ? 1 : 4);
+  Measured m;
+  GstElement *owner = gst_element_factory_make("fakesink", nullptr);
+  GstBufferPool *pool = ef::gst::make_tensor_pool(owner, bytes);
+  std::vector<GstMapInfo> frames(ring->slots());
+  std::vector<GstBuffer *> inputs(ring->slots());
+  for (guint s = 0; s < ring->slots(); ++s) {
+    inputs[s] = ring->frame(s, Wrap::Stable);
+    gst_buffer_map(inputs[s], &frames[s], GST_MAP_READ);
+  }
+  const unsigned threads = g_get_num_processors();
+  ef::gst::cpu::Pool workers(threads);
+  std::atomic<uint64_t> sink{0};
+  Window window(kCaseLimits);
+  uint64_t n = 0;
+  while (pool) {
+    GstBuffer *out = nullptr;
+    GstMapInfo map;
+    if (gst_buffer_pool_acquire_buffer(pool, &out, nullptr) != GST_FLOW_OK ||
+        !gst_buffer_map(out, &map, GST_MAP_WRITE)) {
+      m.error = "cannot map a tensor of efconvert's pool";
+      if (out)
+        gst_buffer_unref(out);
+      break;
+    }
+    const GstMapInfo &in = frames[n++ % frames.size()];
+    // Shares on 64-byte lines: no two threads write one line.
+    auto share = [&](size_t total, size_t k) { return total * k / threads / 64 * 64; };
+    auto job = [&](size_t k) {
+      if (read)
+        sink.fetch_or(read_all(in.data, share(in.size, k),
+                               k + 1 == threads ? in.size / 16 * 16 : share(in.size, k + 1)),
+                      std::memory_order_relaxed);
+      fill(map.data, share(bytes, k), k + 1 == threads ? bytes : share(bytes, k + 1),
+           raw != Raw::WriteCached);
+    };
+    workers.run(threads, job);
+    gst_buffer_unmap(out, &map);
+    gst_buffer_unref(out);
+    if (window.frame_done())
+      break;
+  }
+  for (guint s = 0; s < ring->slots(); ++s) {
+    gst_buffer_unmap(inputs[s], &frames[s]);
+    gst_buffer_unref(inputs[s]);
+  }
+  if (pool) {
+    gst_buffer_pool_set_active(pool, FALSE);
+    gst_object_unref(pool);
+  } else {
+    m.error = "cannot make efconvert's tensor pool";
+  }
+  gst_object_unref(owner);
+  if (!m.error.empty())
+    return m;
+  Measured done = per_frame(window);
+  done.stats["read_bytes"] = read ? double(frames[0].size) : 0;
+  done.stats["written_bytes"] = double(bytes);
+  return done;
+}
+
 void BM_Tensor(benchmark::State &state, TensorKind kind, TensorCase c) {
   const std::string description = tensor_pipeline(kind, c);
   std::vector<uint8_t> scratch;
   for (auto _ : state) {
+    if (c.raw != Raw::None) {
+      const Measured m = run_raw_tensor(kind.int8, c.raw);
+      if (!m.error.empty())
+        return state.SkipWithError(m.error.c_str());
+      report(state, m, m, Measured{});
+      state.counters["gb_per_s"] =
+          (m.stats.at("read_bytes") + m.stats.at("written_bytes")) / m.wall_ns;
+      const char *what = c.raw == Raw::Write         ? "tensor's bytes streamed"
+                         : c.raw == Raw::WriteCached ? "tensor's bytes stored through the cache"
+                                                     : "NV12 frame read, tensor's bytes streamed";
+      state.SetLabel(std::string(what) + " on " + std::to_string(g_get_num_processors()) +
+                     " threads");
+      continue;
+    }
     const Measured source =
         PipelineRun(*ring, kSourceLimits).run(pipeline_of("", GST_VIDEO_FORMAT_RGB));
     PipelineRun run(*ring, kCaseLimits);

@@ -10,7 +10,11 @@ repetitions: net wall-clock time per frame (the bar) and net process CPU
 time per frame (the thin hatched bar under it), log scale. Green meets its
 target, red misses it, grey has none (docs/BENCHMARKS.md, "efconvert
 tensors"): efconvert's float32 tensor at most 1.5x its own RGB output and at
-most 1/20 of videoconvert ! videoscale and the normalisation loop.
+most 1/20 of videoconvert ! videoscale and the normalisation loop. The raw
+rows are the memory's limits in the same run: the tensor's bytes streamed
+into efconvert's own pool memory on its default thread count (and with
+the NV12 frame read once), no pipeline; efconvert's RGB output plus the
+raw write is what the tensor would cost if its write were all it added.
 
 Also prints the medians as the Markdown table docs/BENCHMARKS.md shows, the
 ratios the targets are about, and the heap allocations per frame in
@@ -34,7 +38,10 @@ KINDS = {"float32-nchw": "float32 NCHW, ImageNet mean/std",
 CASES = [("efconvert-cpu-tensor", "efconvert cpu: tensor"),
          ("efconvert-cpu-rgb", "efconvert cpu: RGB"),
          ("efconvert-cpu-rgb-loop", "efconvert cpu: RGB + C loop"),
-         ("videoconvert-videoscale-loop", "videoconvert ! videoscale + C loop")]
+         ("videoconvert-videoscale-loop", "videoconvert ! videoscale + C loop"),
+         ("raw-write", "raw limit: tensor written"),
+         ("raw-write-cached", "raw limit: tensor stored through the cache"),
+         ("raw-read-write", "raw limit: NV12 read + tensor written")]
 
 
 def load(path):
@@ -76,18 +83,22 @@ def main():
         print(f"| {label} | " + " | ".join(cells) + " |")
     print()
     for kind in KINDS:
-        tensor = median(runs, kind, "efconvert-cpu-tensor", "wall_us")
-        rgb = median(runs, kind, "efconvert-cpu-rgb", "wall_us")
-        chain = median(runs, kind, "videoconvert-videoscale-loop", "wall_us")
-        tensor_cpu = median(runs, kind, "efconvert-cpu-tensor", "cpu_us")
-        rgb_cpu = median(runs, kind, "efconvert-cpu-rgb", "cpu_us")
+        tensor, rgb, chain, raw = (median(runs, kind, case, "wall_us") for case in (
+            "efconvert-cpu-tensor", "efconvert-cpu-rgb", "videoconvert-videoscale-loop",
+            "raw-write"))
+        tensor_cpu, rgb_cpu, raw_cpu = (median(runs, kind, case, "cpu_us") for case in (
+            "efconvert-cpu-tensor", "efconvert-cpu-rgb", "raw-write"))
         allocs = median(runs, kind, "efconvert-cpu-tensor", "allocs_per_frame")
         if tensor and rgb and chain:
             print(f"{kind}: tensor / RGB {tensor / rgb:.2f}x wall, "
                   f"{tensor_cpu / rgb_cpu:.2f}x CPU; videoconvert chain + loop / tensor "
                   f"{chain / tensor:.1f}x; allocations per frame {allocs}")
+        if tensor and rgb and raw:
+            print(f"{kind}: tensor {tensor:.0f} us wall against RGB + raw write "
+                  f"{rgb + raw:.0f} us ({tensor / (rgb + raw):.2f}x); CPU {tensor_cpu:.0f} us "
+                  f"against {rgb_cpu + raw_cpu:.0f} us ({tensor_cpu / (rgb_cpu + raw_cpu):.2f}x)")
 
-    fig, axes = plt.subplots(1, len(KINDS), figsize=(12, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, len(KINDS), figsize=(12, 4.4), sharey=True)
     for ax, kind in zip(axes, KINDS):
         labels, walls, cpus, colours = [], [], [], []
         rgb = median(runs, kind, "efconvert-cpu-rgb", "wall_us")

@@ -168,8 +168,11 @@ double quantise(double normalised, const TensorNormCase &n, const std::string &t
 }
 
 GstBuffer *convert_one(const std::string &element, const std::string &in_caps,
-                       const std::string &out_caps, GstBuffer *frame) {
+                       const std::string &out_caps, GstBuffer *frame,
+                       const std::function<void(GstHarness *)> &prepare) {
   GstHarness *h = gst_harness_new_parse(element.c_str());
+  if (prepare)
+    prepare(h);
   gst_harness_set_caps_str(h, in_caps.c_str(), out_caps.c_str());
   GstBus *bus = attach_bus(h);
   const GstFlowReturn ret = gst_harness_push(h, gst_buffer_ref(frame));

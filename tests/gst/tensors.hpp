@@ -7,9 +7,11 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -76,8 +78,10 @@ double quantise(double normalised, const TensorNormCase &n, const std::string &t
 
 // One frame through `element` (a gst-launch description of efconvert and
 // its properties) from `in_caps` to `out_caps`; the output buffer. Fails
-// the test naming the error on the bus.
+// the test naming the error on the bus. `prepare`, when given, is called
+// on the harness before the caps (to answer the queries they bring).
 GstBuffer *convert_one(const std::string &element, const std::string &in_caps,
-                       const std::string &out_caps, GstBuffer *frame);
+                       const std::string &out_caps, GstBuffer *frame,
+                       const std::function<void(GstHarness *)> &prepare = {});
 
 }  // namespace ef::test

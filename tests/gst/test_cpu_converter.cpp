@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
@@ -1114,6 +1116,55 @@ GST_START_TEST(test_tensor_kernel) {
 }
 GST_END_TEST;
 
+// Where a row starts does not change its values: every start in a cache
+// line (streamed float32 rows peel values up to a 32-byte address, and
+// the vectors after that start on another channel), each entry point,
+// against the same row from a cache line's start; float32 stored through
+// the cache (a small tensor's) and streamed (a large one's).
+GST_START_TEST(test_tensor_kernel_offsets) {
+  constexpr size_t kValues = 803;
+  std::vector<uint8_t> in(kValues * 4);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = uint8_t((i * 7 + i / 256) % 256);
+  TensorNorm norm;
+  norm.mean = {123.675, 116.28, 103.53};
+  norm.stddev = {58.395, 57.12, 57.375};
+  norm.quant_scale = 0.0186;
+  norm.zero_point = -14;
+  std::vector<uint8_t> memory(kValues * 4 + 128), first(kValues * 4);
+  uint8_t *const line = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
+  for (TensorType type : {TensorType::Float32, TensorType::Float16, TensorType::Int8})
+    for (unsigned channels : {3u, 1u})
+      for (size_t tensor_bytes : {size_t(0), SIZE_MAX}) {
+        const cpu::TensorKernel kernel(type, norm, channels, tensor_bytes);
+        if (kernel.vectorised() && type == TensorType::Float32)
+          fail_unless(kernel.streams() == (tensor_bytes != 0));
+        const size_t bytes = kernel.element_bytes() * kValues;
+        using Call = std::function<void(void *)>;
+        const Call calls[] = {
+            [&](void *out) { kernel.interleaved(in.data(), out, kValues); },
+            [&](void *out) { kernel.plane(in.data(), out, kValues, channels - 1); },
+            [&](void *out) { kernel.plane_of_pixels(in.data(), 2, out, kValues, 0); },
+            [&](void *out) { kernel.plane_of_pixels(in.data(), 3, out, kValues, channels - 1); },
+        };
+        for (size_t k = 0; k < std::size(calls); ++k) {
+          calls[k](line);
+          std::memcpy(first.data(), line, bytes);
+          for (size_t offset = kernel.element_bytes(); offset < 64;
+               offset += kernel.element_bytes()) {
+            std::memset(line, 0xa5, bytes + 64);
+            calls[k](line + offset);
+            fail_unless(std::memcmp(line + offset, first.data(), bytes) == 0,
+                        "type %d, %u channels, call %zu: a row %zu bytes into a line differs",
+                        int(type), channels, k, offset);
+            fail_unless(line[offset - 1] == 0xa5 && line[offset + bytes] == 0xa5,
+                        "call %zu at %zu wrote outside its row", k, offset);
+          }
+        }
+      }
+}
+GST_END_TEST;
+
 // A 10-bit ramp keeps its 10 bits: grey levels a quarter of an 8-bit level
 // apart come out of a float tensor between the 8-bit levels, each within
 // 0.02 of the exact value of its code, and RGB bytes are that value
@@ -1205,6 +1256,7 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_steady_state_allocates_nothing);
   tcase_add_test(tc, test_tensor_kernel);
+  tcase_add_test(tc, test_tensor_kernel_offsets);
   tcase_add_test(tc, test_deep_precision);
   suite_add_tcase(s, tc);
   return s;

@@ -495,6 +495,88 @@ GST_START_TEST(test_gst_tensor_meta) {
 }
 GST_END_TEST;
 
+namespace {
+
+struct OffsetPool {
+  gsize size;    // of a tensor
+  gsize prefix;  // bytes before each tensor in its memory
+};
+
+// Answers efconvert's allocation query with a pool of system memory whose
+// tensors lie `prefix` bytes past the alignment efconvert asks for, as a
+// downstream pool with a header before each tensor would.
+GstPadProbeReturn offer_offset_pool(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+  if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  const auto *offered = static_cast<const OffsetPool *>(data);
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstBufferPool *pool = gst_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(offered->size), 2, 0);
+  GstAllocationParams params;
+  gst_allocation_params_init(&params);
+  params.prefix = offered->prefix;
+  gst_buffer_pool_config_set_allocator(config, nullptr, &params);
+  fail_unless(gst_buffer_pool_set_config(pool, config));
+  gst_query_add_allocation_pool(query, pool, guint(offered->size), 2, 0);
+  gst_object_unref(pool);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+// One frame through efconvert into the pool offer_offset_pool offers.
+GstBuffer *run_offered(const Run &r, GstBuffer *frame, OffsetPool &offered) {
+  return convert_one("efconvert backend=cpu " + r.props, r.in_caps, r.out_caps, frame,
+                     [&](GstHarness *h) {
+                       gst_pad_add_probe(h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+                                         offer_offset_pool, &offered, nullptr);
+                     });
+}
+
+}  // namespace
+
+// A downstream pool's tensors are the bytes of efconvert's own, wherever
+// they start: efconvert asks a pool for a cache line (which a plain pool
+// gives), and where a pool puts each tensor past it (a header of 4 bytes,
+// 12, an odd 1 for the 8-bit types) the float32 rows peel values to
+// stream the rest. Wide rows (the vector path), letterboxed, every type x
+// layout.
+GST_START_TEST(test_downstream_pool_alignment) {
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  GstBuffer *frame = zone_plate_frame(in);
+  for (const char *type : kTensorTypes)
+    for (bool nchw : {false, true}) {
+      const TensorCase c{in, 300, 300, true, type, nchw, !nchw, false};
+      const TensorNormCase n = norms_for(c.type, c.gray).back();
+      const Run run{caps_text(in), tensor_caps(c), tensor_props(c, n)};
+      GstBuffer *own = run_one(run, frame);
+      GstMapInfo want;
+      fail_unless(gst_buffer_map(own, &want, GST_MAP_READ));
+      const gsize bytes = element_bytes(type);
+      for (gsize prefix : {gsize(0), gsize(4), gsize(12), gsize(1)}) {
+        if (prefix % bytes)
+          continue;  // a value split across its alignment: no pool does that
+        OffsetPool offered{want.size, prefix};
+        GstBuffer *out = run_offered(run, frame, offered);
+        GstMapInfo got;
+        fail_unless(gst_buffer_map(out, &got, GST_MAP_READ));
+        const auto at = reinterpret_cast<uintptr_t>(got.data);
+        fail_unless_equals_int(at % 64, prefix);  // from the offered pool, aligned as asked
+        fail_unless_equals_uint64(got.size, want.size);
+        fail_unless(std::memcmp(got.data, want.data, want.size) == 0,
+                    "%s %s: a tensor %zu bytes past a cache line differs from an aligned one", type,
+                    nchw ? "NCHW" : "NHWC", size_t(prefix));
+        gst_buffer_unmap(out, &got);
+        gst_buffer_unref(out);
+      }
+      gst_buffer_unmap(own, &want);
+      gst_buffer_unref(own);
+    }
+  gst_buffer_unref(frame);
+}
+GST_END_TEST;
+
 static Suite *tensor_suite() {
   Suite *s = suite_create("efconvert_tensor");
   TCase *tc = tcase_create("tensor");
@@ -502,6 +584,7 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_nv12_odd_sizes);
   tcase_add_test(tc, test_rgba_and_i420);
   tcase_add_test(tc, test_large_frame);
+  tcase_add_test(tc, test_downstream_pool_alignment);
   tcase_add_test(tc, test_fixation);
   tcase_add_test(tc, test_bad_settings_refused);
   tcase_add_test(tc, test_bad_caps_refused);

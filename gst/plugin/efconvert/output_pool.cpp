@@ -42,6 +42,21 @@ bool plain_system_pool(GstBufferPool *pool) {
   return sysmem;
 }
 
+// Tensors start on a cache line: the CPU backend's float32 stores stream
+// only from 32-byte addresses (it peels what lies before one), and
+// GStreamer's system memory is aligned to 8 unless asked.
+constexpr gsize kTensorAlign = 63;
+
+// The config's allocator, or `own`, with its parameters asking for a
+// cache line at least.
+void align_tensors(GstStructure *config, GstAllocator *own) {
+  GstAllocator *allocator = nullptr;
+  GstAllocationParams params;
+  gst_buffer_pool_config_get_allocator(config, &allocator, &params);
+  params.align = MAX(params.align, kTensorAlign);
+  gst_buffer_pool_config_set_allocator(config, own ? own : allocator, &params);
+}
+
 }  // namespace
 
 gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
@@ -114,11 +129,11 @@ gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps,
     }
     GstStructure *config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, guint(size), min, max);
-    if (own) {
-      ObjectPtr<GstAllocator> allocator(preferred ? GST_ALLOCATOR(gst_object_ref(preferred))
-                                                  : gst_ef_fd_allocator_new());
-      gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
-    }
+    ObjectPtr<GstAllocator> allocator;
+    if (own)
+      allocator.reset(preferred ? GST_ALLOCATOR(gst_object_ref(preferred))
+                                : gst_ef_fd_allocator_new());
+    align_tensors(config, allocator.get());
     if (gst_buffer_pool_set_config(pool, config)) {
       GST_INFO_OBJECT(element, "tensors of %" G_GSIZE_FORMAT " bytes from %s pool", size,
                       own ? "our own" : "downstream's");
@@ -135,7 +150,7 @@ GstBufferPool *make_tensor_pool(GstElement *element, gsize size) {
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, nullptr, guint(size), 2, 0);
   ObjectPtr<GstAllocator> allocator(gst_ef_fd_allocator_new());
-  gst_buffer_pool_config_set_allocator(config, allocator.get(), nullptr);
+  align_tensors(config, allocator.get());
   if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
     gst_object_unref(pool);
     GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot make the tensor pool"), (nullptr));

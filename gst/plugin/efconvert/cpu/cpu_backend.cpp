@@ -124,7 +124,7 @@ class CpuBackend : public ConvertBackend {
     } else {
       // Made again only when the values change (a property while playing).
       if (!kernel_ || kernel_norm_ != params.norm) {
-        kernel_.emplace(tensor.type, params.norm, tensor.channels);
+        kernel_.emplace(tensor.type, params.norm, tensor.channels, tensor.size());
         kernel_norm_ = params.norm;
       }
       const cpu::TensorTarget target{map.data, tensor};

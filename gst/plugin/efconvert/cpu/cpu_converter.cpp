@@ -339,7 +339,7 @@ Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
 
 Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
                          const ConvertParams &params, unsigned threads) {
-  const cpu::TensorKernel kernel(dst.spec.type, params.norm, dst.spec.channels);
+  const cpu::TensorKernel kernel(dst.spec.type, params.norm, dst.spec.channels, dst.spec.size());
   return cpu_convert(src, dst, params, kernel, thread_pool(threads));
 }
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <unistd.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define EF_TENSOR_AVX2 1
@@ -40,56 +42,143 @@ bool have_avx2() {
   return have;
 }
 
-// `chunks` runs of 8 values; run k takes vector k % 3 of the lanes.
-template <TensorType T>
-EF_TENSOR_TARGET void run_avx2(const uint8_t *in, uint8_t *out, size_t chunks,
-                               const TensorKernel::Lanes &l, float low, float high,
-                               int zero_point) {
-  __m256 a[3], b[3];
-  for (int j = 0; j < 3; ++j) {
-    a[j] = _mm256_loadu_ps(l.scale + 8 * j);
-    b[j] = _mm256_loadu_ps(l.offset + 8 * j);
+// A row's values for the vector path: `chunks` runs of 8 from `in`
+// (consecutive bytes, or with Pixels byte shift / 8 of each 4-byte
+// pixel) into `out`; run k takes vector k % 3 of the lanes.
+struct VectorRun {
+  const uint8_t *in;
+  unsigned shift;
+  uint8_t *out;
+  size_t chunks;
+  const TensorKernel::Lanes &l;
+  float low, high;
+  int zero_point;
+  bool streams;  // float32 from a 32-byte address
+};
+
+// The vector path's constants, in registers through a row.
+struct Consts {
+  __m256 a[3], b[3];  // scale and offset of vectors 0, 1, 2 of a round
+  __m256 lo, hi;
+  __m256i zero_point, byte;
+  __m128i shift;
+};
+
+// Vector j of a round: 8 values from `in` to `out`; both move on.
+template <TensorType T, bool Pixels, bool Stream>
+EF_TENSOR_TARGET __attribute__((always_inline)) inline void step(const uint8_t *&in, uint8_t *&out,
+                                                                 const Consts &c, int j) {
+  __m256i ints;
+  if constexpr (Pixels) {
+    // A shift and a mask: no shuffle, where widening bytes takes one.
+    const __m256i px = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in));
+    ints = _mm256_and_si256(_mm256_srl_epi32(px, c.shift), c.byte);
+    in += 32;
+  } else {
+    ints = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(in)));
+    in += 8;
   }
-  const __m256 lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
-  const __m256i zp = _mm256_set1_epi32(zero_point);
-  // float32 rows that start on 32 bytes (a 640-wide row does) stream past
-  // the cache: the tensor is 4 times the bytes of the image, and a store
-  // that first reads its line would double the traffic.
-  const bool stream = T == TensorType::Float32 && (reinterpret_cast<uintptr_t>(out) & 31) == 0;
-  for (size_t k = 0, j = 0; k < chunks; ++k, in += 8, j = j == 2 ? 0 : j + 1) {
-    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(in));
-    const __m256 x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
-    const __m256 v = _mm256_fmadd_ps(x, a[j], b[j]);
-    if constexpr (T == TensorType::Float32) {
-      if (stream)
-        _mm256_stream_ps(reinterpret_cast<float *>(out), v);
-      else
-        _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
-      out += 32;
-    } else if constexpr (T == TensorType::Float16) {
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
-                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-      out += 16;
-    } else {
-      // Clamped first, so the rounding (to even, MXCSR's default) and
-      // the packs never see a value beyond the type.
-      const __m256i q =
-          _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, lo), hi)), zp);
-      const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-      const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
-      _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
-      out += 8;
-    }
+  const __m256 v = _mm256_fmadd_ps(_mm256_cvtepi32_ps(ints), c.a[j], c.b[j]);
+  if constexpr (T == TensorType::Float32) {
+    if constexpr (Stream)
+      _mm256_stream_ps(reinterpret_cast<float *>(out), v);
+    else
+      _mm256_storeu_ps(reinterpret_cast<float *>(out), v);
+    out += 32;
+  } else if constexpr (T == TensorType::Float16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
+                     _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    out += 16;
+  } else {
+    // Clamped first, so the rounding (to even, MXCSR's default) and
+    // the packs never see a value beyond the type.
+    const __m256i q = _mm256_add_epi32(
+        _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, c.lo), c.hi)), c.zero_point);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
+    out += 8;
   }
-  if (stream)
+}
+
+// Whole rounds of three vectors, so each keeps its constants in registers
+// rather than picking them by index every 8 values, then the last one or two.
+template <TensorType T, bool Pixels, bool Stream>
+EF_TENSOR_TARGET void rounds(const VectorRun &r, const Consts &c) {
+  const uint8_t *in = r.in;
+  uint8_t *out = r.out;
+  const size_t chunks = r.chunks;  // a local: the byte stores could alias `r`
+  size_t k = 0;
+  for (; k + 3 <= chunks; k += 3) {
+    step<T, Pixels, Stream>(in, out, c, 0);
+    step<T, Pixels, Stream>(in, out, c, 1);
+    step<T, Pixels, Stream>(in, out, c, 2);
+  }
+  for (int j = 0; k < chunks; ++k, ++j)
+    step<T, Pixels, Stream>(in, out, c, j);
+  if constexpr (Stream)
     _mm_sfence();  // streamed stores are weakly ordered: done before the frame is
+}
+
+template <TensorType T, bool Pixels>
+EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
+  Consts c;
+  for (int j = 0; j < 3; ++j) {
+    c.a[j] = _mm256_loadu_ps(r.l.scale + 8 * j);
+    c.b[j] = _mm256_loadu_ps(r.l.offset + 8 * j);
+  }
+  c.lo = _mm256_set1_ps(r.low);
+  c.hi = _mm256_set1_ps(r.high);
+  c.zero_point = _mm256_set1_epi32(r.zero_point);
+  c.byte = _mm256_set1_epi32(0xff);
+  c.shift = _mm_cvtsi32_si128(int(r.shift));
+  // Streamed from 32-byte addresses (the caller peels the values before).
+  if (T == TensorType::Float32 && r.streams && (reinterpret_cast<uintptr_t>(r.out) & 31) == 0)
+    rounds<T, Pixels, true>(r, c);
+  else
+    rounds<T, Pixels, false>(r, c);
+}
+
+template <bool Pixels>
+void run_avx2(TensorType type, const VectorRun &r) {
+  switch (type) {
+    case TensorType::Float32:
+      return run_avx2<TensorType::Float32, Pixels>(r);
+    case TensorType::Float16:
+      return run_avx2<TensorType::Float16, Pixels>(r);
+    case TensorType::Uint8:
+      return run_avx2<TensorType::Uint8, Pixels>(r);
+    case TensorType::Int8:
+      return run_avx2<TensorType::Int8, Pixels>(r);
+  }
 }
 #endif
 
 }  // namespace
 
-TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels)
-    : type_(type), channels_(channels), bytes_(bytes_of(type)) {
+// Streamed float32 stores only where the tensors could not stay in the
+// last-level cache anyway (the pool's two or more, and the frames read
+// beside them: more than a quarter of it). A store through the cache
+// reads its line first, but from that cache, where the tensor stays for
+// its consumer; a streamed store goes to memory and holds a fill buffer
+// until it is there, which the conversion's own loads then wait for
+// (measured: docs/BENCHMARKS.md, "efconvert tensors").
+bool TensorKernel::streams_tensor(size_t bytes) {
+  static const size_t cache = [] {
+    for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+      if (const long size = sysconf(name); size > 0)
+        return size_t(size);
+    return size_t(8) << 20;
+  }();
+  return bytes > cache / 4;
+}
+
+TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels,
+                           size_t tensor_bytes)
+    : type_(type),
+      channels_(channels),
+      bytes_(bytes_of(type)),
+      stream_(type == TensorType::Float32 && streams_tensor(tensor_bytes)) {
   const bool quant = quantised(type);
   const int low = type == TensorType::Int8 ? -128 : 0;
   const int high = type == TensorType::Int8 ? 127 : 255;
@@ -116,10 +205,12 @@ TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned cha
     }
   }
   // The vector path's constants: a plane's channel, or the channels
-  // interleaved (lanes_[3]), made here once rather than for every row.
-  for (unsigned c = 0; c < 4; ++c)
+  // interleaved from channel 0, 1 or 2 on (lanes_[3 + c]: a row whose first
+  // values were peeled off starts its vectors on any channel), made here
+  // once rather than for every row.
+  for (unsigned c = 0; c < lanes_.size(); ++c)
     for (unsigned j = 0; j < 24; ++j) {
-      const unsigned channel = c < 3 ? c : j % channels_;
+      const unsigned channel = c < 3 ? c : (j + c - 3) % channels_;
       lanes_[c].scale[j] = scale_[channel];
       lanes_[c].offset[j] = offset_[channel];
     }
@@ -136,57 +227,88 @@ TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned cha
 #endif
 }
 
-void TensorKernel::run(const uint8_t *in, void *out, size_t n,
+void TensorKernel::run(const Source &from, void *out, size_t n,
                        const std::array<unsigned, 3> &channel, unsigned period) const {
   auto *o = static_cast<uint8_t *>(out);
   size_t done = 0;
+  // float32 beside the vectors is computed as they compute it (one fma in
+  // float), not from the tables (in double): where a row starts in memory
+  // moves values between the vectors and the rest, and must not change them.
+  const bool fma_floats = simd_ && type_ == TensorType::Float32;
 #ifdef EF_TENSOR_AVX2
-  if (simd_ && n >= 8) {
-    const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3];
-    const size_t chunks = n / 8;
-    switch (type_) {
-      case TensorType::Float32:
-        run_avx2<TensorType::Float32>(in, o, chunks, l, low_, high_, zero_point_);
-        break;
-      case TensorType::Float16:
-        run_avx2<TensorType::Float16>(in, o, chunks, l, low_, high_, zero_point_);
-        break;
-      case TensorType::Uint8:
-        run_avx2<TensorType::Uint8>(in, o, chunks, l, low_, high_, zero_point_);
-        break;
-      case TensorType::Int8:
-        run_avx2<TensorType::Int8>(in, o, chunks, l, low_, high_, zero_point_);
-        break;
+  if (simd_) {
+    // Streamed stores need 32-byte addresses, which a downstream pool need
+    // not give (GStreamer's system memory is aligned to 8): the values
+    // before the first such address are written one by one.
+    const auto at = reinterpret_cast<uintptr_t>(o);
+    if (fma_floats && stream_ && (at & 3) == 0) {
+      done = std::min(n, ((32 - (at & 31)) & 31) / 4);
+      floats(from, o, 0, done, channel, period);
     }
-    done = chunks * 8;
+    // The lanes of the channel the first vector starts on.
+    const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3 + done % period];
+    const size_t chunks = (n - done) / 8;
+    const bool pixels = from.stride == 4;
+    const VectorRun r{from.data + from.stride * done,
+                      8 * from.byte,
+                      o + done * bytes_,
+                      chunks,
+                      l,
+                      low_,
+                      high_,
+                      zero_point_,
+                      stream_};
+    if (pixels)
+      run_avx2<true>(type_, r);
+    else
+      run_avx2<false>(type_, r);
+    done += chunks * 8;
   }
 #endif
+  if (fma_floats)
+    return floats(from, o, done, n, channel, period);
   switch (bytes_) {  // the rest from the tables, a fixed size a copy
     case 4:
-      tail<4>(in, o, done, n, channel, period);
+      tail<4>(from, o, done, n, channel, period);
       break;
     case 2:
-      tail<2>(in, o, done, n, channel, period);
+      tail<2>(from, o, done, n, channel, period);
       break;
     default:
-      tail<1>(in, o, done, n, channel, period);
+      tail<1>(from, o, done, n, channel, period);
       break;
+  }
+}
+
+void TensorKernel::floats(const Source &from, uint8_t *out, size_t begin, size_t n,
+                          const std::array<unsigned, 3> &channel, unsigned period) const {
+  for (size_t i = begin; i < n; ++i) {
+    const unsigned c = channel[i % period];
+    const float v = std::fma(float(from.data[i * from.stride + from.byte]), scale_[c], offset_[c]);
+    std::memcpy(out + 4 * i, &v, 4);
   }
 }
 
 template <size_t Bytes>
-void TensorKernel::tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
+void TensorKernel::tail(const Source &from, uint8_t *out, size_t begin, size_t n,
                         const std::array<unsigned, 3> &channel, unsigned period) const {
-  for (size_t i = from; i < n; ++i)
-    std::memcpy(out + i * Bytes, table_[channel[i % period]].data() + size_t(in[i]) * Bytes, Bytes);
+  for (size_t i = begin; i < n; ++i) {
+    const uint8_t x = from.data[i * from.stride + from.byte];
+    std::memcpy(out + i * Bytes, table_[channel[i % period]].data() + size_t(x) * Bytes, Bytes);
+  }
 }
 
 void TensorKernel::interleaved(const uint8_t *in, void *out, size_t n) const {
-  run(in, out, n, {0, 1, 2}, channels_);
+  run({in, 1, 0}, out, n, {0, 1, 2}, channels_);
 }
 
 void TensorKernel::plane(const uint8_t *in, void *out, size_t n, unsigned c) const {
-  run(in, out, n, {c, c, c}, 1);
+  run({in, 1, 0}, out, n, {c, c, c}, 1);
+}
+
+void TensorKernel::plane_of_pixels(const uint8_t *pixels, unsigned byte, void *out, size_t n,
+                                   unsigned c) const {
+  run({pixels, 4, byte}, out, n, {c, c, c}, 1);
 }
 
 // Values between the 8-bit levels: no table, each computed as the vector
@@ -216,11 +338,15 @@ void TensorKernel::plane(const float *in, void *out, size_t n, unsigned c) const
   run(in, out, n, {c, c, c}, 1);
 }
 
+// NCHW stages BGRx, which libyuv writes from YUV in one pass (RGBP is
+// that and a split of each row into planes), and the kernel takes each
+// plane's byte out of the pixels itself, at no more cost than widening
+// bytes.
 GstVideoFormat TensorWriter::staging_format(const TensorSpec &spec, bool bgr) {
   if (spec.channels == 1)
     return GST_VIDEO_FORMAT_GRAY8;
   if (spec.layout == TensorLayout::Nchw)
-    return GST_VIDEO_FORMAT_RGBP;
+    return GST_VIDEO_FORMAT_BGRx;
   return bgr ? GST_VIDEO_FORMAT_BGR : GST_VIDEO_FORMAT_RGB;
 }
 
@@ -243,20 +369,23 @@ TensorWriter::TensorWriter(const TensorTarget &target, const ConvertParams &para
       planar_(target.spec.layout == TensorLayout::Nchw && target.spec.channels == 3),
       bgr_(params.norm.bgr),
       planes_(planar_ ? 3 : 1),
-      row_values_(size_t(target.spec.width) * (planar_ ? 1 : target.spec.channels)) {
-  staging_row_ = aligned(row_values_);
-  staging_bytes_ = aligned(staging_row_ * kChunkRows * planes_);
+      row_values_(size_t(target.spec.width) * (planar_ ? 1 : target.spec.channels)),
+      pixel_bytes_(planar_ ? 4 : int(target.spec.channels)) {
+  staging_row_ = aligned(size_t(target.spec.width) * size_t(pixel_bytes_));
+  staging_bytes_ = aligned(staging_row_ * kChunkRows);
   // A border row's 8-bit values, made once for the frame as the staging
   // writer makes them (the fill colour, its luma for one channel).
   const GstVideoRectangle &c = params.content;
   const int border = c.y > 0 ? 0 : c.y + c.h < target.spec.height ? target.spec.height - 1 : -1;
   if (border < 0)
     return;
-  uint8_t *bytes = arena.take(staging_row_ * planes_);
-  for (unsigned p = 0; p < planes_; ++p)
-    fill_[p] = {bytes + p * staging_row_, int(staging_row_), target.spec.width, 1,
-                planar_ ? 1 : int(target.spec.channels)};
-  staging_.write_into(fill_, border, Image{}, border, border + 1, nullptr);
+  fill_ = staging_rows(arena.take(staging_row_), 1);
+  staging_.write_into({fill_}, border, Image{}, border, border + 1, nullptr);
+  fill_.stride = 0;  // the same row for every border row
+}
+
+Plane TensorWriter::staging_rows(uint8_t *data, int rows) const {
+  return {data, int(staging_row_), target_.spec.width, rows, pixel_bytes_};
 }
 
 size_t TensorWriter::strip_bytes(const Image &image) const {
@@ -278,26 +407,30 @@ void TensorWriter::write_rows(const Image &image, int y0, int y1, uint8_t *strip
 }
 
 // The border's 8-bit row through the kernel, as any row: the same values,
-// and float32 streamed like the content's.
+// and float32 stored like the content's.
 void TensorWriter::border_rows(int y0, int y1) const {
-  for (int y = y0; y < y1; ++y)
-    expand_row(fill_, 0, y);
+  if (y0 < y1)
+    expand(fill_, y0, y1);
 }
 
-// Row r of the staging planes `from` into tensor row y.
-void TensorWriter::expand_row(const Planes &from, int r, int y) const {
-  for (unsigned p = 0; p < planes_; ++p) {
-    if (planar_)  // tensor channel p from colour plane R, G or B
-      kernel_.plane(from[bgr_ ? 2 - p : p].row(r), row(p, y), row_values_, p);
-    else
-      kernel_.interleaved(from[0].row(r), row(p, y), row_values_);
-  }
+// Staging rows 0, 1, ... of `from` into tensor rows [y0, y1). A plane at a
+// time: each tensor plane's rows follow one another in memory, so a thread
+// writes one sequential stream, not three interleaved.
+void TensorWriter::expand(const Plane &from, int y0, int y1) const {
+  for (unsigned p = 0; p < planes_; ++p)
+    for (int y = y0; y < y1; ++y) {
+      const uint8_t *in = from.row(y - y0);
+      if (planar_)  // tensor channel p from byte R, G or B of each BGRx pixel
+        kernel_.plane_of_pixels(in, kByteOf[bgr_ ? 2 - p : p], row(p, y), row_values_, p);
+      else
+        kernel_.interleaved(in, row(p, y), row_values_);
+    }
 }
 
 // Tensor channel k's border value: the byte the staging writer gives it.
 float TensorWriter::border_value(unsigned k) const {
-  if (planar_)  // RGBP staging: a plane per colour
-    return staging_.fill_pixel(int(bgr_ ? 2 - k : k))[0];
+  if (planar_)  // BGRx staging
+    return staging_.fill_pixel(0)[kByteOf[bgr_ ? 2 - k : k]];
   return staging_.fill_pixel(0)[k];  // RGB, BGR or GRAY8: bytes in the tensor's order
 }
 
@@ -334,13 +467,9 @@ void TensorWriter::content_rows(const Image &image, int y0, int y1, uint8_t *str
     return deep_rows(image, y0, y1, strip);
   for (int c = y0; c < y1; c += kChunkRows) {
     const int n = std::min(kChunkRows, y1 - c);
-    Planes frame{};
-    for (unsigned p = 0; p < planes_; ++p)
-      frame[p] = {strip + p * staging_row_ * kChunkRows, int(staging_row_), target_.spec.width, n,
-                  planar_ ? 1 : int(target_.spec.channels)};
-    staging_.write_into(frame, c, image, c, c + n, strip + staging_bytes_);
-    for (int r = 0; r < n; ++r)
-      expand_row(frame, r, c + r);
+    const Plane rows = staging_rows(strip, n);
+    staging_.write_into({rows}, c, image, c, c + n, strip + staging_bytes_);
+    expand(rows, c, c + n);
   }
 }
 

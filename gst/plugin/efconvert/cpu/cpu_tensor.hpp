@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Tensors from the CPU backend: the writer of the last step makes each
 // band's 8-bit rows a few at a time in scratch that stays in cache (RGB or
-// BGR for NHWC, R, G, B planes for NCHW, luma for one channel), exactly
-// as the image writer would write them into an RGB, RGBP or GRAY8 frame,
+// BGR for NHWC, BGRx pixels for NCHW, luma for one channel), exactly as
+// the image writer would write them into an RGB, BGRx or GRAY8 frame,
 // and turns them into the tensor's values right away: no 8-bit frame is
 // ever written whole, and the tensor is written once.
 #pragma once
@@ -37,7 +37,10 @@ class TensorKernel {
     alignas(32) float offset[24];
   };
 
-  TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels);
+  // For tensors of `tensor_bytes` (whose size decides whether float32
+  // stores stream past the cache: streams_tensor()).
+  TensorKernel(TensorType type, const TensorNorm &norm, unsigned channels, size_t tensor_bytes = 0);
+  static bool streams_tensor(size_t bytes);
 
   TensorType type() const { return type_; }
   size_t element_bytes() const { return bytes_; }
@@ -45,20 +48,33 @@ class TensorKernel {
   void interleaved(const uint8_t *in, void *out, size_t n) const;
   // n values of channel `c` (a plane's row).
   void plane(const uint8_t *in, void *out, size_t n, unsigned c) const;
+  // The same from byte `byte` of each of n 4-byte pixels (a BGRx row).
+  void plane_of_pixels(const uint8_t *pixels, unsigned byte, void *out, size_t n, unsigned c) const;
   // The same from values in 8-bit units that lie between the levels (a
   // deep source's, cpu_deep.hpp), in float: x * scale + offset.
   void interleaved(const float *in, void *out, size_t n) const;
   void plane(const float *in, void *out, size_t n, unsigned c) const;
-  // Whether the vector path runs (for tests and benchmarks).
+  // Whether the vector path runs, and streams (for tests and benchmarks).
   bool vectorised() const { return simd_; }
+  bool streams() const { return simd_ && stream_; }
 
  private:
-  void run(const uint8_t *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
+  // Value i of a row: data[i * stride + byte].
+  struct Source {
+    const uint8_t *data;
+    unsigned stride;  // 1 or 4
+    unsigned byte;
+  };
+
+  void run(const Source &from, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
   void run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
+  // float32 values [begin, n) as the vector path computes them.
+  void floats(const Source &from, uint8_t *out, size_t begin, size_t n,
+              const std::array<unsigned, 3> &channel, unsigned period) const;
   template <size_t Bytes>
-  void tail(const uint8_t *in, uint8_t *out, size_t from, size_t n,
+  void tail(const Source &from, uint8_t *out, size_t begin, size_t n,
             const std::array<unsigned, 3> &channel, unsigned period) const;
 
   TensorType type_;
@@ -67,8 +83,9 @@ class TensorKernel {
   std::array<float, 3> scale_{}, offset_{};
   float low_ = 0, high_ = 0;  // quantised: the clamp before rounding (range - zero point)
   int zero_point_ = 0;
+  bool stream_;
   bool simd_ = false;
-  std::array<Lanes, 4> lanes_{};  // channel 0, 1, 2 alone; [3] interleaved
+  std::array<Lanes, 6> lanes_{};  // channel 0, 1, 2 alone; [3 + c] interleaved from c
   // [channel][x]: the value's bytes (element_bytes() each).
   std::array<std::array<uint8_t, 256 * 4>, 3> table_{};
 };
@@ -93,11 +110,14 @@ class TensorWriter : public RowWriter {
 
  private:
   static constexpr int kChunkRows = 8;
+  // R, G, B's byte in a BGRx pixel.
+  static constexpr unsigned kByteOf[3] = {2, 1, 0};
 
   // Tensor plane p (NHWC: the only one), row y.
   uint8_t *row(unsigned p, int y) const;
+  Plane staging_rows(uint8_t *data, int rows) const;
   void border_rows(int y0, int y1) const;
-  void expand_row(const Planes &from, int r, int y) const;
+  void expand(const Plane &from, int y0, int y1) const;
   void content_rows(const Image &image, int y0, int y1, uint8_t *strip) const;
   // A deep image's rows from its colour in float (cpu_deep.hpp), never
   // rounded to 8 bits; the borders' values are the staging writer's.
@@ -111,11 +131,12 @@ class TensorWriter : public RowWriter {
   Writer staging_;
   bool planar_;
   bool bgr_;
-  unsigned planes_;         // tensor planes: NCHW channels, else 1
-  size_t row_values_;       // values in a row of a tensor plane
-  size_t staging_row_ = 0;  // bytes of a staging row (of one plane)
+  unsigned planes_;    // tensor planes: NCHW channels, else 1
+  size_t row_values_;  // values in a row of a tensor plane
+  int pixel_bytes_;    // of the staging format: BGRx 4, RGB or BGR 3, GRAY8 1
+  size_t staging_row_ = 0;
   size_t staging_bytes_ = 0;
-  Planes fill_{};  // a border row of 8-bit values in each staging plane
+  Plane fill_{};  // a border row of 8-bit staging pixels, stride 0
 };
 
 }  // namespace ef::gst::cpu
