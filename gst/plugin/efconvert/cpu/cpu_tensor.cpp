@@ -164,6 +164,9 @@ void run_avx2(TensorType type, const VectorRun &r) {
 // until it is there, which the conversion's own loads then wait for
 // (measured: docs/BENCHMARKS.md, "efconvert tensors").
 bool TensorKernel::streams_tensor(size_t bytes) {
+  // EF_CPU_TENSOR_STORES=stream|cache (a measurement) forces either.
+  if (const char *forced = g_getenv("EF_CPU_TENSOR_STORES"))
+    return std::strcmp(forced, "stream") == 0;
   static const size_t cache = [] {
     for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
       if (const long size = sysconf(name); size > 0)
