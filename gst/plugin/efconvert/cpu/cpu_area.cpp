@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
+#include "cpu_area_window.hpp"
 #include "cpu_simd.hpp"
 #include "cpu_vectorize.hpp"
 
@@ -425,18 +427,8 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
   total_ = uint64_t(x_.total) * y_.total;
 #ifdef EF_CPU_X86
   vector_ = !words && 255 * total_ < (uint64_t(1) << 31) && have_avx2();
-  if (vector_) {
-    const size_t chunks = size_t(x_.outputs / 8);
-    base_ = take<int32_t>(arena, chunks);
-    index_ = take<uint32_t>(arena, chunks * x_.n * 8);
-    lane_weights_ = take<uint32_t>(arena, chunks * x_.n * 8);
-    permuted_ = plan_permuted(x_, channels, base_, index_, lane_weights_);
-    if (!permuted_) {
-      vectors_ = (x_.n * channels + 7) / 8;
-      lane_weights_ = take<uint32_t>(arena, size_t(x_.outputs) * vectors_ * 8);
-      expand_lanes(x_, channels, vectors_, lane_weights_);
-    }
-  }
+  if (vector_)
+    plan_vectors(arena);
 #endif
   const size_t col_size = (narrow_ ? 2 : 4) * (words ? 2 : 1);  // uint16..uint64
   const size_t col_bytes = aligned(room_ * col_size);
@@ -446,6 +438,27 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
   // The padding is read (times nothing) but never written: defined once.
   for (unsigned k = 0; k < std::max(slots, 1u); ++k)
     std::memset(scratch_ + k * slot_bytes_, 0, col_bytes);
+}
+
+// Few taps: permuted (two source vectors reach every eight outputs' taps);
+// else, where they fit, the 16-bit window; else along the lanes.
+void Resampler::plan_vectors([[maybe_unused]] Arena &arena) {
+#ifdef EF_CPU_X86
+  const size_t chunks = size_t(x_.outputs / 8);
+  base_ = take<int32_t>(arena, chunks);
+  index_ = take<uint32_t>(arena, chunks * x_.n * 8);
+  lane_weights_ = take<uint32_t>(arena, chunks * x_.n * 8);
+  permuted_ = plan_permuted(x_, channels_, base_, index_, lane_weights_);
+  if (permuted_)
+    return;
+  if (narrow_ && window_fits(x_, channels_, 255 * y_.total)) {
+    window_ = take<int16_t>(arena, window_words(x_));
+    return plan_window(x_, channels_, window_);
+  }
+  vectors_ = (x_.n * channels_ + 7) / 8;
+  lane_weights_ = take<uint32_t>(arena, size_t(x_.outputs) * vectors_ * 8);
+  expand_lanes(x_, channels_, vectors_, lane_weights_);
+#endif
 }
 
 void Resampler::rows(const uint8_t *src, int stride, const Outputs &dst, unsigned slot, int r0,
@@ -477,6 +490,15 @@ void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col
       const int vectors = x_.outputs / 8 * 8;
       for (int r = r0; r < r1; ++r) {
         weigh_rows<In>(src, stride, y_, r, col, bytes_);
+        if constexpr (std::is_same_v<Col, uint16_t>) {
+          if (window_) {
+            sum_window(col, x_, window_, channels, sums);
+            for (int c = 0; c < channels; ++c)
+              put(sums + ptrdiff_t(c) * x_.outputs, vectors, total_, round, out, dst, c, r);
+            weigh_columns<uint32_t, uint8_t>(col, x_, channels, dst, r, round, vectors);
+            continue;
+          }
+        }
         if (!permuted_) {
           sum_along(col, x_, lane_weights_, vectors_, channels, sums);
           for (int c = 0; c < channels; ++c)

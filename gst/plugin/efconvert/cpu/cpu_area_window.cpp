@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cpu_area_window.hpp"
+
+namespace ef::gst::cpu {
+namespace {
+
+constexpr int kWords = 8;  // column sums an output's load takes
+
+// Output i's load, shuffled, puts channel c's taps side by side: word p
+// of it is channel p / (8 / channels)'s tap p % (8 / channels).
+int tap_of(int p, int channels) {
+  return p % (kWords / channels);
+}
+
+// In a block of eight outputs, vector j holds output j in its low half
+// and output j + 4 in its high half.
+int output_of(int block, int j, int half) {
+  return 8 * block + j + 4 * half;
+}
+
+}  // namespace
+
+bool window_fits(const Taps &tx, int channels, uint32_t col_top) {
+  return (channels == 1 || channels == 2) && tx.n * channels <= kWords && tx.total <= 0x7fff &&
+         col_top <= 0x7fff;
+}
+
+size_t window_words(const Taps &tx) {
+  return size_t(tx.outputs / 8) * 8 * kWords;
+}
+
+void plan_window(const Taps &tx, int channels, int16_t *weights) {
+  for (int k = 0; k < tx.outputs / 8; ++k)
+    for (int j = 0; j < 4; ++j)
+      for (int half = 0; half < 2; ++half) {
+        const int i = output_of(k, j, half);
+        int16_t *w = weights + ((size_t(k) * 4 + size_t(j)) * 2 + size_t(half)) * kWords;
+        for (int p = 0; p < kWords; ++p) {
+          const int t = tap_of(p, channels);
+          w[p] = t < tx.n ? int16_t(tx.weights[size_t(i) * tx.n + size_t(t)]) : 0;
+        }
+      }
+}
+
+#ifdef EF_CPU_X86
+namespace {
+
+// Outputs i and i + 4's column sums, one a half.
+EF_AVX2 inline __m256i load_pair(const uint16_t *col, const Taps &tx, int channels, int i) {
+  const auto *lo = reinterpret_cast<const __m128i *>(col + ptrdiff_t(tx.first[i]) * channels);
+  const auto *hi = reinterpret_cast<const __m128i *>(col + ptrdiff_t(tx.first[i + 4]) * channels);
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(lo)), _mm_loadu_si128(hi),
+                                 1);
+}
+
+// Eight outputs of one channel: four vectors of two outputs' four partial
+// sums each, added across into o0..o7.
+EF_AVX2 inline void sum_plane8(const __m256i a[4], uint32_t *sums) {
+  const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(a[0], a[1]), _mm256_hadd_epi32(a[2], a[3]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(sums), s);
+}
+
+// Eight outputs of U,V pairs, each U01 U23 V01 V23: U and V apart.
+EF_AVX2 inline void sum_pairs8(const __m256i a[4], uint32_t *u, uint32_t *v) {
+  // U0 V0 U1 V1 | U4 V4 U5 V5, and the same of outputs 2, 3, 6, 7; then
+  // U0 U1 V0 V1 | U4 U5 V4 V5.
+  const __m256i p = _mm256_shuffle_epi32(_mm256_hadd_epi32(a[0], a[1]), _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256i q = _mm256_shuffle_epi32(_mm256_hadd_epi32(a[2], a[3]), _MM_SHUFFLE(3, 1, 2, 0));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(u), _mm256_unpacklo_epi64(p, q));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(v), _mm256_unpackhi_epi64(p, q));
+}
+
+}  // namespace
+
+EF_AVX2 void sum_window(const uint16_t *col, const Taps &tx, const int16_t *weights, int channels,
+                        uint32_t *sums) {
+  // U0 V0 U1 V1 .. to U0 U1 U2 U3 V0 V1 V2 V3, in each half.
+  const __m256i sort = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
+                                        4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  const auto *w = reinterpret_cast<const __m256i *>(weights);
+  const int outputs = tx.outputs;
+  for (int k = 0; k < outputs / 8; ++k) {
+    __m256i a[4];
+    for (int j = 0; j < 4; ++j, ++w) {
+      __m256i v = load_pair(col, tx, channels, 8 * k + j);
+      if (channels == 2)
+        v = _mm256_shuffle_epi8(v, sort);
+      a[j] = _mm256_madd_epi16(v, _mm256_loadu_si256(w));
+    }
+    if (channels == 1)
+      sum_plane8(a, sums + 8 * k);
+    else
+      sum_pairs8(a, sums + 8 * k, sums + outputs + 8 * k);
+  }
+}
+#endif
+
+}  // namespace ef::gst::cpu
