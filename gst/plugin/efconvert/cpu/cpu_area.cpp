@@ -129,10 +129,40 @@ void weigh_rows_c(const uint8_t *src, int stride, const Taps &ty, int index, Col
 }
 
 #ifdef EF_CPU_X86
-// Up to 16 taps, 16 (or 8) columns at a time in registers across all the
-// rows: each column sum written once.
-EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
+// Weights below 128, 32 columns at a time: the bytes weighed as words with
+// no widening shuffle (pmaddubsw of the row against w, 0 pairs takes the
+// even bytes, against 0, w the odd), even and odd summed apart and
+// interleaved once. `N` taps, or 0: taps.n (unrolled where known).
+template <int N>
+EF_AVX2 int weigh_small(const RowTaps &taps, uint16_t *col, int bytes) {
+  const int n = N ? N : taps.n;
+  __m256i even[16], odd[16];
+  for (int t = 0; t < n; ++t) {
+    even[t] = _mm256_set1_epi16(short(taps.weights[size_t(t)]));
+    odd[t] = _mm256_set1_epi16(short(taps.weights[size_t(t)] << 8));
+  }
   int b = 0;
+  for (; b + 32 <= bytes; b += 32) {
+    __m256i e = _mm256_setzero_si256(), o = _mm256_setzero_si256();
+    for (int t = 0; t < n; ++t) {
+      const __m256i v =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(taps.rows[size_t(t)] + b));
+      e = _mm256_add_epi16(e, _mm256_maddubs_epi16(v, even[t]));
+      o = _mm256_add_epi16(o, _mm256_maddubs_epi16(v, odd[t]));
+    }
+    // Columns 0-7 | 16-23 and 8-15 | 24-31.
+    const __m256i lo = _mm256_unpacklo_epi16(e, o), hi = _mm256_unpackhi_epi16(e, o);
+    auto *out = reinterpret_cast<__m128i *>(col + b);
+    _mm_storeu_si128(out, _mm256_castsi256_si128(lo));
+    _mm_storeu_si128(out + 1, _mm256_castsi256_si128(hi));
+    _mm_storeu_si128(out + 2, _mm256_extracti128_si256(lo, 1));
+    _mm_storeu_si128(out + 3, _mm256_extracti128_si256(hi, 1));
+  }
+  return b;
+}
+
+// The columns from `b` on, 16 at a time, then one at a time.
+EF_AVX2 void weigh_block_from(const RowTaps &taps, uint16_t *col, int b, int bytes) {
   for (; b + 16 <= bytes; b += 16) {
     __m256i acc = _mm256_setzero_si256();
     for (int t = 0; t < taps.n; ++t) {
@@ -149,6 +179,21 @@ EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
       s += taps.weights[size_t(t)] * taps.rows[size_t(t)][b];
     col[b] = uint16_t(s);
   }
+}
+
+// Up to 16 taps, 32, 16 (or 8) columns at a time in registers across all
+// the rows: each column sum written once.
+EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
+  const bool small = std::all_of(taps.weights.begin(), taps.weights.begin() + taps.n,
+                                 [](uint32_t w) { return w < 128; });
+  int b = 0;
+  if (small) {
+    constexpr std::array kUnrolled{weigh_small<0>, weigh_small<1>, weigh_small<2>, weigh_small<3>,
+                                   weigh_small<4>};
+    b = (taps.n < int(kUnrolled.size()) ? kUnrolled[size_t(taps.n)] : weigh_small<0>)(taps, col,
+                                                                                      bytes);
+  }
+  weigh_block_from(taps, col, b, bytes);
 }
 
 EF_AVX2 void weigh_block(const RowTaps &taps, uint32_t *col, int bytes) {

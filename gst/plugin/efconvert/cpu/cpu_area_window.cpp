@@ -22,7 +22,7 @@ int output_of(int block, int j, int half) {
 
 bool window_fits(const Taps &tx, int channels, uint32_t col_top) {
   return (channels == 1 || channels == 2) && tx.n * channels <= kWords && tx.total <= 0x7fff &&
-         col_top <= 0x7fff;
+         col_top <= 0xffff;
 }
 
 size_t window_words(const Taps &tx) {
@@ -45,53 +45,76 @@ void plan_window(const Taps &tx, int channels, int16_t *weights) {
 #ifdef EF_CPU_X86
 namespace {
 
-// Outputs i and i + 4's column sums, one a half.
-EF_AVX2 inline __m256i load_pair(const uint16_t *col, const Taps &tx, int channels, int i) {
-  const auto *lo = reinterpret_cast<const __m128i *>(col + ptrdiff_t(tx.first[i]) * channels);
-  const auto *hi = reinterpret_cast<const __m128i *>(col + ptrdiff_t(tx.first[i + 4]) * channels);
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(lo)), _mm_loadu_si128(hi),
-                                 1);
+// Outputs i and i + 4's column sums, one a half, less 2^15 (the multiply
+// reads them signed; add_bias() puts it back); pairs (U0 V0 U1 V1 ..)
+// sorted to U0 U1 U2 U3 V0 V1 V2 V3 in each half.
+template <int Channels>
+EF_AVX2 inline __m256i load_pair(const uint16_t *col, const int32_t *first, int i) {
+  const auto *lo = reinterpret_cast<const __m128i *>(col + ptrdiff_t(first[i]) * Channels);
+  const auto *hi = reinterpret_cast<const __m128i *>(col + ptrdiff_t(first[i + 4]) * Channels);
+  const __m256i v = _mm256_xor_si256(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(lo)), _mm_loadu_si128(hi), 1),
+      _mm256_set1_epi16(short(0x8000)));
+  if constexpr (Channels == 1)
+    return v;
+  const __m256i sort = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
+                                        4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  return _mm256_shuffle_epi8(v, sort);
 }
 
 // Eight outputs of one channel: four vectors of two outputs' four partial
 // sums each, added across into o0..o7.
-EF_AVX2 inline void sum_plane8(const __m256i a[4], uint32_t *sums) {
-  const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(a[0], a[1]), _mm256_hadd_epi32(a[2], a[3]));
-  _mm256_storeu_si256(reinterpret_cast<__m256i *>(sums), s);
+EF_AVX2 inline void sum_plane8(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256i bias,
+                               uint32_t *sums) {
+  const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(sums), _mm256_add_epi32(s, bias));
 }
 
 // Eight outputs of U,V pairs, each U01 U23 V01 V23: U and V apart.
-EF_AVX2 inline void sum_pairs8(const __m256i a[4], uint32_t *u, uint32_t *v) {
+EF_AVX2 inline void sum_pairs8(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256i bias,
+                               uint32_t *u, uint32_t *v) {
   // U0 V0 U1 V1 | U4 V4 U5 V5, and the same of outputs 2, 3, 6, 7; then
   // U0 U1 V0 V1 | U4 U5 V4 V5.
-  const __m256i p = _mm256_shuffle_epi32(_mm256_hadd_epi32(a[0], a[1]), _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256i q = _mm256_shuffle_epi32(_mm256_hadd_epi32(a[2], a[3]), _MM_SHUFFLE(3, 1, 2, 0));
-  _mm256_storeu_si256(reinterpret_cast<__m256i *>(u), _mm256_unpacklo_epi64(p, q));
-  _mm256_storeu_si256(reinterpret_cast<__m256i *>(v), _mm256_unpackhi_epi64(p, q));
+  const __m256i p = _mm256_shuffle_epi32(_mm256_hadd_epi32(a0, a1), _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256i q = _mm256_shuffle_epi32(_mm256_hadd_epi32(a2, a3), _MM_SHUFFLE(3, 1, 2, 0));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(u),
+                      _mm256_add_epi32(_mm256_unpacklo_epi64(p, q), bias));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(v),
+                      _mm256_add_epi32(_mm256_unpackhi_epi64(p, q), bias));
+}
+
+template <int Channels>
+EF_AVX2 void sum_window_of(const uint16_t *col, const Taps &tx, const int16_t *weights,
+                           uint32_t *sums) {
+  const int32_t *first = tx.first;
+  const auto *w = reinterpret_cast<const __m256i *>(weights);
+  const int outputs = tx.outputs;
+  // What the 2^15 taken from each column sum took from a sum: every
+  // output's weights add up to the total.
+  const __m256i bias = _mm256_set1_epi32(int(0x8000 * tx.total));
+  for (int i = 0; i + 8 <= outputs; i += 8, w += 4) {
+    const __m256i a0 = _mm256_madd_epi16(load_pair<Channels>(col, first, i), _mm256_loadu_si256(w));
+    const __m256i a1 =
+        _mm256_madd_epi16(load_pair<Channels>(col, first, i + 1), _mm256_loadu_si256(w + 1));
+    const __m256i a2 =
+        _mm256_madd_epi16(load_pair<Channels>(col, first, i + 2), _mm256_loadu_si256(w + 2));
+    const __m256i a3 =
+        _mm256_madd_epi16(load_pair<Channels>(col, first, i + 3), _mm256_loadu_si256(w + 3));
+    if constexpr (Channels == 1)
+      sum_plane8(a0, a1, a2, a3, bias, sums + i);
+    else
+      sum_pairs8(a0, a1, a2, a3, bias, sums + i, sums + outputs + i);
+  }
 }
 
 }  // namespace
 
-EF_AVX2 void sum_window(const uint16_t *col, const Taps &tx, const int16_t *weights, int channels,
-                        uint32_t *sums) {
-  // U0 V0 U1 V1 .. to U0 U1 U2 U3 V0 V1 V2 V3, in each half.
-  const __m256i sort = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
-                                        4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
-  const auto *w = reinterpret_cast<const __m256i *>(weights);
-  const int outputs = tx.outputs;
-  for (int k = 0; k < outputs / 8; ++k) {
-    __m256i a[4];
-    for (int j = 0; j < 4; ++j, ++w) {
-      __m256i v = load_pair(col, tx, channels, 8 * k + j);
-      if (channels == 2)
-        v = _mm256_shuffle_epi8(v, sort);
-      a[j] = _mm256_madd_epi16(v, _mm256_loadu_si256(w));
-    }
-    if (channels == 1)
-      sum_plane8(a, sums + 8 * k);
-    else
-      sum_pairs8(a, sums + 8 * k, sums + outputs + 8 * k);
-  }
+void sum_window(const uint16_t *col, const Taps &tx, const int16_t *weights, int channels,
+                uint32_t *sums) {
+  if (channels == 1)
+    sum_window_of<1>(col, tx, weights, sums);
+  else
+    sum_window_of<2>(col, tx, weights, sums);
 }
 #endif
 

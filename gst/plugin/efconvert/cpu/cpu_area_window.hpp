@@ -16,8 +16,8 @@
 namespace ef::gst::cpu {
 
 // Whether `tx` fits: `channels` 1 or 2, taps times channels at most 8,
-// weights and column sums (at most `col_top`) both below 2^15, the signed
-// range the multiply reads.
+// weights below 2^15 (the signed range the multiply reads) and column sums
+// (at most `col_top`) below 2^16.
 bool window_fits(const Taps &tx, int channels, uint32_t col_top);
 
 // Words of weights the plan of `tx` takes: 8 an output, for the outputs
