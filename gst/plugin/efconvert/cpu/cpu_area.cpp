@@ -19,6 +19,29 @@ int64_t floor_div(int64_t a, int64_t b) {  // b > 0
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
+// floor(v / unit) and what remains of v, for v = start + i * step at
+// i = 0, 1, ..: one division, then additions (planned once a frame, for
+// every output row and column).
+class Quotients {
+ public:
+  Quotients(int64_t start, int64_t step, int64_t unit)
+      : unit_(unit),
+        dq_(step / unit),
+        dr_(step % unit),
+        q_(floor_div(start, unit)),
+        r_(start - q_ * unit) {}
+  int64_t q() const { return q_; }
+  int64_t r() const { return r_; }
+  void next() {
+    q_ += dq_, r_ += dr_;
+    if (r_ >= unit_)
+      r_ -= unit_, ++q_;
+  }
+
+ private:
+  int64_t unit_, dq_, dr_, q_, r_;
+};
+
 template <typename T>
 T *take(Arena &arena, size_t n) {
   return reinterpret_cast<T *>(arena.take(std::max<size_t>(n, 1) * sizeof(T)));
@@ -42,11 +65,14 @@ Taps make_taps(const Axis &a, Arena &arena) {
   t.first = take<int32_t>(arena, size_t(t.outputs));
   t.weights = take<uint32_t>(arena, size_t(t.outputs) * t.n);
   std::fill_n(t.weights, size_t(t.outputs) * t.n, 0u);
-  for (int i = 0; i < t.outputs; ++i) {
+  // Each footprint's first and last sample, and the interpolated centre's.
+  Quotients first(offset, length, unit), last_k(offset + length - 1, length, unit);
+  Quotients centre(offset + length / 2 - unit / 2, length, unit);
+  for (int i = 0; i < t.outputs; ++i, first.next(), last_k.next(), centre.next()) {
     uint32_t *w = t.weights + size_t(i) * t.n;
     const int64_t lo = i * length + offset, hi = lo + length;
     if (a.area) {
-      const int64_t k0 = floor_div(lo, unit), k1 = floor_div(hi - 1, unit);
+      const int64_t k0 = first.q(), k1 = last_k.q();
       const int first = int(std::clamp<int64_t>(k0, 0, last));
       for (int64_t k = k0; k <= k1; ++k) {
         const int64_t covered = std::min(hi, (k + 1) * unit) - std::max(lo, k * unit);
@@ -55,8 +81,7 @@ Taps make_taps(const Axis &a, Arena &arena) {
       t.first[i] = first;
     } else {
       // Sample k sits at (k + 1/2) unit; the output's centre between two.
-      const int64_t at = lo + length / 2 - unit / 2;
-      const int64_t k = floor_div(at, unit), past = at - k * unit;
+      const int64_t k = centre.q(), past = centre.r();
       const int first = int(std::clamp<int64_t>(k, 0, last));
       w[0] = uint32_t(unit - past);
       w[std::clamp<int64_t>(k + 1, 0, last) - first] += uint32_t(past);
@@ -77,11 +102,15 @@ Taps make_taps(const Axis &a, Arena &arena) {
     t.n = used;
   }
   // The smallest whole weights: sums stay small, most in 16 or 32 bits.
-  uint32_t g = t.total;
+  uint32_t g = t.total, seen = t.total;
   for (size_t k = 0; k < size_t(t.outputs) * t.n; ++k)
-    g = std::gcd(g, t.weights[k]);
+    if (t.weights[k] != seen)  // the weights repeat: no division for a repeat
+      seen = t.weights[k], g = std::gcd(g, seen);
+  // Every weight a multiple of g: the quotient by a multiplication in
+  // double, off by far less than a half (no division a weight).
+  const double inverse = 1.0 / g;
   for (size_t k = 0; k < size_t(t.outputs) * t.n; ++k)
-    t.weights[k] /= g;
+    t.weights[k] = uint32_t(double(t.weights[k]) * inverse + 0.5);
   t.total /= g;
   return t;
 }

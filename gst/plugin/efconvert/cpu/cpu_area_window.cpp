@@ -30,15 +30,15 @@ size_t window_words(const Taps &tx) {
 }
 
 void plan_window(const Taps &tx, int channels, int16_t *weights) {
+  int taps[kWords];
+  for (int p = 0; p < kWords; ++p)
+    taps[p] = tap_of(p, channels);
   for (int k = 0; k < tx.outputs / 8; ++k)
     for (int j = 0; j < 4; ++j)
-      for (int half = 0; half < 2; ++half) {
-        const int i = output_of(k, j, half);
-        int16_t *w = weights + ((size_t(k) * 4 + size_t(j)) * 2 + size_t(half)) * kWords;
-        for (int p = 0; p < kWords; ++p) {
-          const int t = tap_of(p, channels);
-          w[p] = t < tx.n ? int16_t(tx.weights[size_t(i) * tx.n + size_t(t)]) : 0;
-        }
+      for (int half = 0; half < 2; ++half, weights += kWords) {
+        const uint32_t *w = tx.weights + size_t(output_of(k, j, half)) * tx.n;
+        for (int p = 0; p < kWords; ++p)
+          weights[p] = taps[p] < tx.n ? int16_t(w[taps[p]]) : 0;
       }
 }
 
