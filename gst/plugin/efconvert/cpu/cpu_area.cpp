@@ -514,10 +514,15 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
     std::memset(scratch_ + k * slot_bytes_, 0, col_bytes);
 }
 
-// Few taps: permuted (two source vectors reach every eight outputs' taps);
-// else, where they fit, the 16-bit window; else along the lanes.
+// Where they fit, the 16-bit window (one multiply a pair of taps); else
+// permuted (two source vectors reach every eight outputs' taps); else
+// along the lanes.
 void Resampler::plan_vectors([[maybe_unused]] Arena &arena) {
 #ifdef EF_CPU_X86
+  if (narrow_ && window_fits(x_, channels_, 255 * y_.total)) {
+    window_ = take<int16_t>(arena, window_words(x_));
+    return plan_window(x_, channels_, window_);
+  }
   const size_t chunks = size_t(x_.outputs / 8);
   base_ = take<int32_t>(arena, chunks);
   index_ = take<uint32_t>(arena, chunks * x_.n * 8);

@@ -93,8 +93,9 @@ class Resampler {
   bool narrow_ = false;
   uint64_t total_ = 0;
   // Where every sum fits 31 bits and the CPU has AVX2: eight outputs a
-  // vector, from two vectors of column sums permuted (few taps), else along
-  // each output's taps (`lanes`: its weights per channel, `vectors` of 8).
+  // vector, from a window of 8 16-bit column sums an output (window_), else
+  // from two vectors of column sums permuted (few taps), else along each
+  // output's taps (`lanes`: its weights per channel, `vectors` of 8).
   bool vector_ = false, permuted_ = false;
   int32_t *base_ = nullptr;                              // permuted: each vector's first column sum
   uint32_t *index_ = nullptr, *lane_weights_ = nullptr;  // permuted: per vector and tap
