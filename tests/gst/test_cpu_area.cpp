@@ -183,17 +183,16 @@ GST_START_TEST(test_against_definition) {
 }
 GST_END_TEST;
 
-// Reductions whose taps fit cpu_area_window's 8 column sums (more than 8
-// outputs, more than 2 source samples an output or pairs, so that the
-// permuted path does not take them) and vertical weights below 128 (the
-// pmaddubsw blocks) or column sums past 2^15 (the window's bias): plain
-// and sited, against the definition and in bands.
+// Reductions whose taps fit cpu_area_window's 8 column sums (8 outputs or
+// more) and vertical weights below 128 (the pmaddubsw blocks) or column
+// sums past 2^15 (the window's bias): plain and sited, against the
+// definition and in bands.
 Axis window_axis(int channels) {
   Axis a;
   a.sub = std::rand() % 2 ? 2 : 1;
   a.out = 8 + std::rand() % 90;
   const int taps = 8 / channels - 1;  // a footprint straddles one more
-  const int span = a.out * (2 + std::rand() % (taps - 1)) - std::rand() % a.out;
+  const int span = a.out * (1 + std::rand() % taps) + std::rand() % a.out;
   a.samples = std::max(1, span / a.sub);
   a.span = a.samples * a.sub;
   a.site = a.sub == 2 ? std::rand() % 3 - 1 : 0;
