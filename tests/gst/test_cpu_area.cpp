@@ -183,6 +183,58 @@ GST_START_TEST(test_against_definition) {
 }
 GST_END_TEST;
 
+// Reductions whose taps fit cpu_area_window's 8 column sums (8 outputs or
+// more) and vertical weights below 128 (the pmaddubsw blocks) or column
+// sums past 2^15 (the window's bias): plain and sited, against the
+// definition and in bands.
+Axis window_axis(int channels) {
+  Axis a;
+  a.sub = std::rand() % 2 ? 2 : 1;
+  a.out = 8 + std::rand() % 90;
+  const int taps = 8 / channels - 1;  // a footprint straddles one more
+  const int span = a.out * (1 + std::rand() % taps) + std::rand() % a.out;
+  a.samples = std::max(1, span / a.sub);
+  a.span = a.samples * a.sub;
+  a.site = a.sub == 2 ? std::rand() % 3 - 1 : 0;
+  return a;
+}
+
+// Rows whose weights total `lo` to `hi` (a prime number of rows to 1-3).
+Axis rows_totalling(int lo, int hi) {
+  for (;;) {
+    const int n = lo + std::rand() % (hi - lo);
+    bool prime = n > 1;
+    for (int d = 2; d * d <= n; ++d)
+      prime = prime && n % d != 0;
+    if (prime)
+      return plain_axis(n, 1 + std::rand() % 3);
+  }
+}
+
+GST_START_TEST(test_window_against_definition) {
+  std::srand(31);
+  for (int round = 0; round < 300; ++round) {
+    const int channels = 1 + std::rand() % 2;
+    const Axis x = window_axis(channels);
+    const Axis y = round % 3 == 0 ? rows_totalling(150, 257) : random_axis(60);
+    const Source src(x.samples, y.samples, channels, unsigned(round) + 500);
+    const std::string what = "window, x: " + describe(x) + ", y: " + describe(y) + ", " +
+                             std::to_string(channels) + " channels";
+    const Planes ours = resample(src, x, y);
+    check_definition(src, x, y, ours, what);
+    if (y.out >= 3)
+      fail_unless(resample(src, x, y, 3).bytes == ours.bytes, "%s: bands differ", what.c_str());
+  }
+  // The brightest and darkest footprints: the window's bias at its ends.
+  for (int fill : {0, 255}) {
+    const Axis x = plain_axis(57, 9), y = plain_axis(251, 2);
+    const Source src(57, 251, 1, 9, 1, fill);
+    const Planes ours = resample(src, x, y);
+    check_definition(src, x, y, ours, "window, a plane of " + std::to_string(fill));
+  }
+}
+GST_END_TEST;
+
 // 16-bit words (a deep image's planes, one channel): the same footprints,
 // their column sums in 32 bits or 64.
 GST_START_TEST(test_words_against_definition) {
@@ -285,6 +337,7 @@ static Suite *cpu_area_suite() {
   TCase *tc = tcase_create("general");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_against_definition);
+  tcase_add_test(tc, test_window_against_definition);
   tcase_add_test(tc, test_words_against_definition);
   tcase_add_test(tc, test_wide_sums);
   tcase_add_test(tc, test_boxes_are_areas);

@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
+#include "cpu_area_window.hpp"
 #include "cpu_simd.hpp"
 #include "cpu_vectorize.hpp"
 
@@ -16,6 +18,29 @@ namespace {
 int64_t floor_div(int64_t a, int64_t b) {  // b > 0
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
+
+// floor(v / unit) and what remains of v, for v = start + i * step at
+// i = 0, 1, ..: one division, then additions (planned once a frame, for
+// every output row and column).
+class Quotients {
+ public:
+  Quotients(int64_t start, int64_t step, int64_t unit)
+      : unit_(unit),
+        dq_(step / unit),
+        dr_(step % unit),
+        q_(floor_div(start, unit)),
+        r_(start - q_ * unit) {}
+  int64_t q() const { return q_; }
+  int64_t r() const { return r_; }
+  void next() {
+    q_ += dq_, r_ += dr_;
+    if (r_ >= unit_)
+      r_ -= unit_, ++q_;
+  }
+
+ private:
+  int64_t unit_, dq_, dr_, q_, r_;
+};
 
 template <typename T>
 T *take(Arena &arena, size_t n) {
@@ -40,11 +65,14 @@ Taps make_taps(const Axis &a, Arena &arena) {
   t.first = take<int32_t>(arena, size_t(t.outputs));
   t.weights = take<uint32_t>(arena, size_t(t.outputs) * t.n);
   std::fill_n(t.weights, size_t(t.outputs) * t.n, 0u);
-  for (int i = 0; i < t.outputs; ++i) {
+  // Each footprint's first and last sample, and the interpolated centre's.
+  Quotients first(offset, length, unit), last_k(offset + length - 1, length, unit);
+  Quotients centre(offset + length / 2 - unit / 2, length, unit);
+  for (int i = 0; i < t.outputs; ++i, first.next(), last_k.next(), centre.next()) {
     uint32_t *w = t.weights + size_t(i) * t.n;
     const int64_t lo = i * length + offset, hi = lo + length;
     if (a.area) {
-      const int64_t k0 = floor_div(lo, unit), k1 = floor_div(hi - 1, unit);
+      const int64_t k0 = first.q(), k1 = last_k.q();
       const int first = int(std::clamp<int64_t>(k0, 0, last));
       for (int64_t k = k0; k <= k1; ++k) {
         const int64_t covered = std::min(hi, (k + 1) * unit) - std::max(lo, k * unit);
@@ -53,8 +81,7 @@ Taps make_taps(const Axis &a, Arena &arena) {
       t.first[i] = first;
     } else {
       // Sample k sits at (k + 1/2) unit; the output's centre between two.
-      const int64_t at = lo + length / 2 - unit / 2;
-      const int64_t k = floor_div(at, unit), past = at - k * unit;
+      const int64_t k = centre.q(), past = centre.r();
       const int first = int(std::clamp<int64_t>(k, 0, last));
       w[0] = uint32_t(unit - past);
       w[std::clamp<int64_t>(k + 1, 0, last) - first] += uint32_t(past);
@@ -75,11 +102,15 @@ Taps make_taps(const Axis &a, Arena &arena) {
     t.n = used;
   }
   // The smallest whole weights: sums stay small, most in 16 or 32 bits.
-  uint32_t g = t.total;
+  uint32_t g = t.total, seen = t.total;
   for (size_t k = 0; k < size_t(t.outputs) * t.n; ++k)
-    g = std::gcd(g, t.weights[k]);
+    if (t.weights[k] != seen)  // the weights repeat: no division for a repeat
+      seen = t.weights[k], g = std::gcd(g, seen);
+  // Every weight a multiple of g: the quotient by a multiplication in
+  // double, off by far less than a half (no division a weight).
+  const double inverse = 1.0 / g;
   for (size_t k = 0; k < size_t(t.outputs) * t.n; ++k)
-    t.weights[k] /= g;
+    t.weights[k] = uint32_t(double(t.weights[k]) * inverse + 0.5);
   t.total /= g;
   return t;
 }
@@ -127,10 +158,40 @@ void weigh_rows_c(const uint8_t *src, int stride, const Taps &ty, int index, Col
 }
 
 #ifdef EF_CPU_X86
-// Up to 16 taps, 16 (or 8) columns at a time in registers across all the
-// rows: each column sum written once.
-EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
+// Weights below 128, 32 columns at a time: the bytes weighed as words with
+// no widening shuffle (pmaddubsw of the row against w, 0 pairs takes the
+// even bytes, against 0, w the odd), even and odd summed apart and
+// interleaved once. `N` taps, or 0: taps.n (unrolled where known).
+template <int N>
+EF_AVX2 int weigh_small(const RowTaps &taps, uint16_t *col, int bytes) {
+  const int n = N ? N : taps.n;
+  __m256i even[16], odd[16];
+  for (int t = 0; t < n; ++t) {
+    even[t] = _mm256_set1_epi16(short(taps.weights[size_t(t)]));
+    odd[t] = _mm256_set1_epi16(short(taps.weights[size_t(t)] << 8));
+  }
   int b = 0;
+  for (; b + 32 <= bytes; b += 32) {
+    __m256i e = _mm256_setzero_si256(), o = _mm256_setzero_si256();
+    for (int t = 0; t < n; ++t) {
+      const __m256i v =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(taps.rows[size_t(t)] + b));
+      e = _mm256_add_epi16(e, _mm256_maddubs_epi16(v, even[t]));
+      o = _mm256_add_epi16(o, _mm256_maddubs_epi16(v, odd[t]));
+    }
+    // Columns 0-7 | 16-23 and 8-15 | 24-31.
+    const __m256i lo = _mm256_unpacklo_epi16(e, o), hi = _mm256_unpackhi_epi16(e, o);
+    auto *out = reinterpret_cast<__m128i *>(col + b);
+    _mm_storeu_si128(out, _mm256_castsi256_si128(lo));
+    _mm_storeu_si128(out + 1, _mm256_castsi256_si128(hi));
+    _mm_storeu_si128(out + 2, _mm256_extracti128_si256(lo, 1));
+    _mm_storeu_si128(out + 3, _mm256_extracti128_si256(hi, 1));
+  }
+  return b;
+}
+
+// The columns from `b` on, 16 at a time, then one at a time.
+EF_AVX2 void weigh_block_from(const RowTaps &taps, uint16_t *col, int b, int bytes) {
   for (; b + 16 <= bytes; b += 16) {
     __m256i acc = _mm256_setzero_si256();
     for (int t = 0; t < taps.n; ++t) {
@@ -147,6 +208,21 @@ EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
       s += taps.weights[size_t(t)] * taps.rows[size_t(t)][b];
     col[b] = uint16_t(s);
   }
+}
+
+// Up to 16 taps, 32, 16 (or 8) columns at a time in registers across all
+// the rows: each column sum written once.
+EF_AVX2 void weigh_block(const RowTaps &taps, uint16_t *col, int bytes) {
+  const bool small = std::all_of(taps.weights.begin(), taps.weights.begin() + taps.n,
+                                 [](uint32_t w) { return w < 128; });
+  int b = 0;
+  if (small) {
+    constexpr std::array kUnrolled{weigh_small<0>, weigh_small<1>, weigh_small<2>, weigh_small<3>,
+                                   weigh_small<4>};
+    b = (taps.n < int(kUnrolled.size()) ? kUnrolled[size_t(taps.n)] : weigh_small<0>)(taps, col,
+                                                                                      bytes);
+  }
+  weigh_block_from(taps, col, b, bytes);
 }
 
 EF_AVX2 void weigh_block(const RowTaps &taps, uint32_t *col, int bytes) {
@@ -425,18 +501,8 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
   total_ = uint64_t(x_.total) * y_.total;
 #ifdef EF_CPU_X86
   vector_ = !words && 255 * total_ < (uint64_t(1) << 31) && have_avx2();
-  if (vector_) {
-    const size_t chunks = size_t(x_.outputs / 8);
-    base_ = take<int32_t>(arena, chunks);
-    index_ = take<uint32_t>(arena, chunks * x_.n * 8);
-    lane_weights_ = take<uint32_t>(arena, chunks * x_.n * 8);
-    permuted_ = plan_permuted(x_, channels, base_, index_, lane_weights_);
-    if (!permuted_) {
-      vectors_ = (x_.n * channels + 7) / 8;
-      lane_weights_ = take<uint32_t>(arena, size_t(x_.outputs) * vectors_ * 8);
-      expand_lanes(x_, channels, vectors_, lane_weights_);
-    }
-  }
+  if (vector_)
+    plan_vectors(arena);
 #endif
   const size_t col_size = (narrow_ ? 2 : 4) * (words ? 2 : 1);  // uint16..uint64
   const size_t col_bytes = aligned(room_ * col_size);
@@ -446,6 +512,32 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
   // The padding is read (times nothing) but never written: defined once.
   for (unsigned k = 0; k < std::max(slots, 1u); ++k)
     std::memset(scratch_ + k * slot_bytes_, 0, col_bytes);
+}
+
+// Where they fit, the 16-bit window (one multiply a pair of taps); else
+// permuted (two source vectors reach every eight outputs' taps); else
+// along the lanes.
+void Resampler::plan_vectors([[maybe_unused]] Arena &arena) {
+#ifdef EF_CPU_X86
+  if (narrow_ && window_fits(x_, channels_, 255 * y_.total)) {
+    window_ = take<int16_t>(arena, window_words(x_));
+    return plan_window(x_, channels_, window_);
+  }
+  const size_t chunks = size_t(x_.outputs / 8);
+  base_ = take<int32_t>(arena, chunks);
+  index_ = take<uint32_t>(arena, chunks * x_.n * 8);
+  lane_weights_ = take<uint32_t>(arena, chunks * x_.n * 8);
+  permuted_ = plan_permuted(x_, channels_, base_, index_, lane_weights_);
+  if (permuted_)
+    return;
+  if (narrow_ && window_fits(x_, channels_, 255 * y_.total)) {
+    window_ = take<int16_t>(arena, window_words(x_));
+    return plan_window(x_, channels_, window_);
+  }
+  vectors_ = (x_.n * channels_ + 7) / 8;
+  lane_weights_ = take<uint32_t>(arena, size_t(x_.outputs) * vectors_ * 8);
+  expand_lanes(x_, channels_, vectors_, lane_weights_);
+#endif
 }
 
 void Resampler::rows(const uint8_t *src, int stride, const Outputs &dst, unsigned slot, int r0,
@@ -477,6 +569,15 @@ void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col
       const int vectors = x_.outputs / 8 * 8;
       for (int r = r0; r < r1; ++r) {
         weigh_rows<In>(src, stride, y_, r, col, bytes_);
+        if constexpr (std::is_same_v<Col, uint16_t>) {
+          if (window_) {
+            sum_window(col, x_, window_, channels, sums);
+            for (int c = 0; c < channels; ++c)
+              put(sums + ptrdiff_t(c) * x_.outputs, vectors, total_, round, out, dst, c, r);
+            weigh_columns<uint32_t, uint8_t>(col, x_, channels, dst, r, round, vectors);
+            continue;
+          }
+        }
         if (!permuted_) {
           sum_along(col, x_, lane_weights_, vectors_, channels, sums);
           for (int c = 0; c < channels; ++c)

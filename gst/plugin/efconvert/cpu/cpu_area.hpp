@@ -78,6 +78,7 @@ class Resampler {
             int r1) const;
 
  private:
+  void plan_vectors(Arena &arena);
   template <typename In, typename Col>
   void run(const uint8_t *src, int stride, const Outputs &dst, Col *col, unsigned slot, int r0,
            int r1) const;
@@ -92,12 +93,16 @@ class Resampler {
   bool narrow_ = false;
   uint64_t total_ = 0;
   // Where every sum fits 31 bits and the CPU has AVX2: eight outputs a
-  // vector, from two vectors of column sums permuted (few taps), else along
-  // each output's taps (`lanes`: its weights per channel, `vectors` of 8).
+  // vector, from a window of 8 16-bit column sums an output (window_), else
+  // from two vectors of column sums permuted (few taps), else along each
+  // output's taps (`lanes`: its weights per channel, `vectors` of 8).
   bool vector_ = false, permuted_ = false;
   int32_t *base_ = nullptr;                              // permuted: each vector's first column sum
   uint32_t *index_ = nullptr, *lane_weights_ = nullptr;  // permuted: per vector and tap
   int vectors_ = 0;
+  // Where each output's taps lie within 8 16-bit column sums
+  // (cpu_area_window.hpp): its weights, else null.
+  int16_t *window_ = nullptr;
   uint8_t *scratch_ = nullptr;  // slot k's column sums, sums and bytes
   size_t slot_bytes_ = 0;
 };
