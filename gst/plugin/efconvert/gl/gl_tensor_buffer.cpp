@@ -62,11 +62,22 @@ bool download(GstGLBuffer *mem, gsize size) {
   return done;
 }
 
+// The map's flags as bits: GST_MAP_GL lies past GstMapFlags' enumerators,
+// so reading the field as that enum type is undefined in C++ (UBSan's
+// enum check catches it).
+static_assert(sizeof(GstMapFlags) == sizeof(guint));
+guint flags_of(const GstMapInfo *info) {
+  guint flags;
+  std::memcpy(&flags, &info->flags, sizeof flags);
+  return flags;
+}
+
 // GstGLBaseMemory updates the transfer flags after this returns: they
 // still say whether the other side wrote last.
 gpointer map(GstGLBuffer *mem, GstMapInfo *info, gsize size) {
   const GstGLFuncs *gl = gl_of(mem);
-  if (info->flags & GST_MAP_GL) {
+  const guint flags = flags_of(info);
+  if (flags & GST_MAP_GL) {
     if (GST_MEMORY_FLAG_IS_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD) && mem->mem.data) {
       gl->BindBuffer(mem->target, mem->id);
       gl->BufferSubData(mem->target, 0, GLsizeiptr(size), mem->mem.data);
@@ -78,13 +89,13 @@ gpointer map(GstGLBuffer *mem, GstMapInfo *info, gsize size) {
   if (!gst_gl_base_memory_alloc_data(GST_GL_BASE_MEMORY_CAST(mem)))
     return nullptr;
   if (GST_MEMORY_FLAG_IS_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_DOWNLOAD) &&
-      (info->flags & GST_MAP_READ) && !download(mem, size))
+      (flags & GST_MAP_READ) && !download(mem, size))
     return nullptr;
   return mem->mem.data;
 }
 
 void unmap(GstGLBuffer *mem, GstMapInfo *info) {
-  if (info->flags & GST_MAP_GL)
+  if (flags_of(info) & GST_MAP_GL)
     gl_of(mem)->BindBuffer(mem->target, 0);
 }
 
