@@ -400,16 +400,22 @@ GST_START_TEST(test_gl_buffer_output) {
                     resident.c_str());
         fail_unless_equals_int(read.usage, GL_DYNAMIC_COPY);
         fail_unless(bytes_of(out) == want, "%s: the GL buffer mapped differs", resident.c_str());
-        // What the CPU writes reaches GL at its next map.
+        // What the CPU writes reaches GL at its next map: on a copy (the
+        // output's memory is shared with its GstTensorMeta on 1.26+, so not
+        // writable), made by the same allocator on the GPU.
+        GstMemory *copy = gst_memory_copy(mem, 0, -1);
+        fail_unless(copy && gst_is_gl_buffer(copy) && copy->allocator == mem->allocator);
         GstMapInfo map;
-        fail_unless(gst_memory_map(mem, &map, GST_MAP_WRITE));
+        fail_unless(gst_memory_map(copy, &map, GST_MAP_WRITE));
         std::memset(map.data, 0x5a, map.size);
-        gst_memory_unmap(mem, &map);
-        fail_unless(gst_memory_map(mem, &map, GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
-        gst_memory_unmap(mem, &map);
-        gst_gl_context_thread_add(GST_GL_BASE_MEMORY_CAST(mem)->context, read_gl_buffer, &read);
-        fail_unless(read.bytes == std::vector<guint8>(want.size(), 0x5a),
+        gst_memory_unmap(copy, &map);
+        fail_unless(gst_memory_map(copy, &map, GstMapFlags(GST_MAP_READ | GST_MAP_GL)));
+        gst_memory_unmap(copy, &map);
+        GlRead written{reinterpret_cast<GstGLBuffer *>(copy)->id, want.size(), {}};
+        gst_gl_context_thread_add(GST_GL_BASE_MEMORY_CAST(copy)->context, read_gl_buffer, &written);
+        fail_unless(written.bytes == std::vector<guint8>(want.size(), 0x5a),
                     "%s: a CPU write did not reach the GL buffer", resident.c_str());
+        gst_memory_unref(copy);
         GstElement *conv = harness_element(h, "conv");
         fail_unless_equals_uint64(stat(conv, "readbacks"), 0);
         fail_unless(string_property(conv, "backend-in-use") == "gl", "%s: backend=%s ran %s",
