@@ -4,10 +4,12 @@
 // the test with GstGL's reason where none can be made.
 #pragma once
 
+// C++ headers before gstcheck.h, whose `fail` macro breaks <ios>.
+#include "common/gst_ptr.hpp"
+#include "tensors.hpp"
+
 #include <gst/check/gstcheck.h>
 #include <gst/gl/gl.h>
-
-#include "common/gst_ptr.hpp"
 
 namespace ef::test {
 
@@ -22,6 +24,22 @@ struct TestGlContext {
     fail_unless(gst_gl_context_create(context.get(), nullptr, &error), "no GL context: %s",
                 error ? error->message : "?");
   }
+};
+
+// A TestGlContext that every efconvert convert_one makes uses while it
+// lives: its display set on each harness, where the element finds the
+// context (added to the display) instead of making one. A sweep of
+// hundreds of one-frame harnesses then makes one context and GL thread,
+// not one each (most of such a test's time on llvmpipe).
+struct HarnessGlContext : TestGlContext {
+  HarnessGlContext() {
+    gst_gl_display_add_context(display.get(), context.get());
+    GstContext *shared = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
+    gst_context_set_gl_display(shared, display.get());
+    share_with_harnesses(shared);
+    gst_context_unref(shared);
+  }
+  ~HarnessGlContext() { share_with_harnesses(nullptr); }
 };
 
 }  // namespace ef::test

@@ -167,10 +167,24 @@ double quantise(double normalised, const TensorNormCase &n, const std::string &t
                     double(high));
 }
 
+namespace {
+GstContext *shared_context = nullptr;
+}
+
+void share_with_harnesses(GstContext *context) {
+  if (context)
+    gst_context_ref(context);
+  if (shared_context)
+    gst_context_unref(shared_context);
+  shared_context = context;
+}
+
 GstBuffer *convert_one(const std::string &element, const std::string &in_caps,
                        const std::string &out_caps, GstBuffer *frame,
                        const std::function<void(GstHarness *)> &prepare) {
   GstHarness *h = gst_harness_new_parse(element.c_str());
+  if (shared_context)
+    gst_element_set_context(h->element, shared_context);
   if (prepare)
     prepare(h);
   gst_harness_set_caps_str(h, in_caps.c_str(), out_caps.c_str());

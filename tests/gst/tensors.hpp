@@ -83,5 +83,8 @@ double quantise(double normalised, const TensorNormCase &n, const std::string &t
 GstBuffer *convert_one(const std::string &element, const std::string &in_caps,
                        const std::string &out_caps, GstBuffer *frame,
                        const std::function<void(GstHarness *)> &prepare = {});
+// A GstContext convert_one sets on every harness it makes until this is
+// called again (nullptr: none); taken with a ref of its own.
+void share_with_harnesses(GstContext *context);
 
 }  // namespace ef::test

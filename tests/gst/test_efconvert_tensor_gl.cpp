@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "gl_test_context.hpp"
 #include "check_gl_main.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
@@ -222,6 +223,7 @@ void check_tally(const Tally &t) {
 // NV12 97x61 into 45x37 (rows of 135 bytes; letterbox borders above and
 // below) and 64x64 (on the sides).
 GST_START_TEST(test_nv12_odd_sizes) {
+  const HarnessGlContext gl;
   const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 97, 61);
   Tally tally;
   sweep(in, 45, 37, tally);
@@ -233,6 +235,7 @@ GST_END_TEST;
 // RGBA 33x17 (rows of 132 bytes) into 31x9; I420 64x48 into 29x41; a
 // strong reduction, 1280x720 NV12 into 17x13.
 GST_START_TEST(test_rgba_i420_and_reductions) {
+  const HarnessGlContext gl;
   Tally tally;
   sweep(video_info(GST_VIDEO_FORMAT_RGBA, 33, 17), 31, 9, tally);
   sweep(video_info(GST_VIDEO_FORMAT_I420, 64, 48), 29, 41, tally);

@@ -49,6 +49,13 @@ GstGLContext *spread_context(GstGLDisplay *display, GstGLContext *other, unsigne
   return GST_GL_CONTEXT(gst_object_ref(s.contexts[s.turn++ % s.contexts.size()]));
 }
 
+// The error a failed context creation returns, `error` consumed.
+Error context_error(GError *&error) {
+  std::string why = error ? error->message : "unknown error";
+  g_clear_error(&error);
+  return Error{EIO, "no GL context could be made: " + why};
+}
+
 }  // namespace
 
 void ElementGlContext::set_context(GstElement *element, GstContext *context) {
@@ -88,9 +95,7 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned sp
     context_ = spread_context(display_, other_, spread, &error);
     if (context_)
       return context_;
-    std::string why = error ? error->message : "unknown error";
-    g_clear_error(&error);
-    return Error{EIO, "no GL context could be made: " + why};
+    return context_error(error);
   }
   GST_OBJECT_LOCK(display_);
   do {
@@ -99,9 +104,7 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned sp
     context_ = gst_gl_display_get_gl_context_for_thread(display_, nullptr);
     if (!context_ && !gst_gl_display_create_context(display_, other_, &context_, &error)) {
       GST_OBJECT_UNLOCK(display_);
-      std::string why = error ? error->message : "unknown error";
-      g_clear_error(&error);
-      return Error{EIO, "no GL context could be made: " + why};
+      return context_error(error);
     }
   } while (!gst_gl_display_add_context(display_, context_));
   GST_OBJECT_UNLOCK(display_);
