@@ -7,12 +7,14 @@
 #   2. ASan + UBSan: all tests but the stress suite and the GL converter's runs on
 #      the non-default GL APIs (suite "gl-api": the same code; the default API's
 #      fragment and compute runs stay); the C ABI fuzz, suite "fuzz", runs here;
-#      leaks of system libraries: tests/sanitizers/lsan.supp;
-#   3. TSan: the cache, gate, release-queue and CPU worker-pool tests (suite "tsan");
+#      leaks of system libraries: tests/sanitizers/lsan.supp; the widest pixel
+#      sweeps take one case in n (tests/gst/sanitized.hpp);
+#   3. TSan: the cache, gate, release-queue and CPU worker-pool tests (suite "tsan"),
+#      only their programs built;
 #   4. Debian 13 (trixie: GStreamer 1.26, g++ 14) and
 #   5. Debian forky (testing: GStreamer 1.28, g++ 16): the -Werror build and all
 #      tests, each in the root scripts/debian-root.sh makes and keeps for its suite
-#      (sanitizers run on the host only);
+#      (sanitizers run on the host only; Debian 13 builds no benchmarks);
 #   6. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
 #   7. the Debian packages built in the Debian 13 root, installed and run in a clean
 #      one (scripts/test_packages.sh).
@@ -146,7 +148,11 @@ strict=(-Dwerror=true -Dc_args=-DGST_DISABLE_DEPRECATED -Dcpp_args=-DGST_DISABLE
 
 runner=()
 if [ -n "$inside" ]; then
-  leg "tests ($(label_of "$inside"))" "$(build_of "$inside")" "${strict[@]}" --
+  # The benchmarks are built on the host and in forky (the newest compiler's
+  # warnings); Debian 13's leg leaves them out, for time.
+  extra=()
+  [ "$inside" != trixie ] || extra=(-Dbenchmarks=disabled)
+  leg "tests ($(label_of "$inside"))" "$(build_of "$inside")" "${strict[@]}" "${extra[@]}" --
   exit $status
 fi
 
