@@ -12,7 +12,7 @@
 // read-backs). One JSON object a run is appended to --json.
 //
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
-//     efconvert-cpu|stock|none --output=rgb|glrgba --streams=N
+//     efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
 //     [--gpu-timing=1] [--label=NAME] [--json=FILE]
@@ -27,6 +27,14 @@
 // figures are summed; the windows of all processes are the same seconds.
 // --display=app sets one GstGLDisplay on the pipeline before it starts (see
 // share_display()); the JSON counts the GL contexts the elements use.
+// --chain=bandwidth is the memory's limit for the CPU backend, measured
+// beside it in the same run: no conversion, the sink of each branch (on
+// its streaming thread, as efconvert n-threads=1 converts there) reads
+// every cache line of the input frame and writes an RGB 640x640 output's
+// bytes into the next of 4 buffers of its own (a pool's) with memset
+// (glibc's fastest stores, which may skip reading the lines first, as
+// efconvert's do not): the bytes a conversion moves at no arithmetic, an
+// upper bound.
 // --gpu-timing=1 sets efconvert's gpu-timing (GL timer queries: gpu-time-ns;
 // off by default, as in the element). --label names the run in the JSON
 // (streams_variants.sh). The EF_GL_* diagnostics set in the environment
@@ -399,6 +407,8 @@ class Streams {
     std::atomic<bool> eos{false};
     uint64_t pushed = 0;
     Streams *self = nullptr;
+    std::vector<std::vector<uint8_t>> outputs;  // --chain=bandwidth's "pool"
+    size_t next = 0;
   };
 
   // One GstGLDisplay for every element, set on the pipeline before it
@@ -423,6 +433,8 @@ class Streams {
     GstElement *sink = by_name("sink", i);
     GstPad *pad = gst_element_get_static_pad(sink, "sink");
     counts_[size_t(i)].self = this;
+    if (o_.chain == "bandwidth")
+      counts_[size_t(i)].outputs.assign(4, std::vector<uint8_t>(size_t(kOut) * kOut * 3));
     gst_pad_add_probe(
         pad, GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM),
         on_output, &counts_[size_t(i)], nullptr);
@@ -438,7 +450,9 @@ class Streams {
       return GST_PAD_PROBE_OK;
     }
     GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-    if (!gst_is_gl_memory(gst_buffer_peek_memory(buffer, 0))) {
+    if (!count->outputs.empty()) {
+      move_bytes(buffer, *count);
+    } else if (!gst_is_gl_memory(gst_buffer_peek_memory(buffer, 0))) {
       GstMapInfo map;
       if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
         unsigned sum = 0;
@@ -450,6 +464,24 @@ class Streams {
     }
     count->frames.fetch_add(1);
     return GST_PAD_PROBE_OK;
+  }
+
+  // --chain=bandwidth: the input's every cache line read, an output's
+  // bytes written.
+  static void move_bytes(GstBuffer *buffer, Count &count) {
+    GstMapInfo map;
+    if (!gst_buffer_map(buffer, &map, GST_MAP_READ))
+      return;
+    uint64_t sum = 0;
+    for (gsize k = 0; k + 8 <= map.size; k += 64) {
+      uint64_t word;
+      std::memcpy(&word, map.data + k, 8);
+      sum += word;
+    }
+    gst_buffer_unmap(buffer, &map);
+    std::vector<uint8_t> &out = count.outputs[count.next++ % count.outputs.size()];
+    std::memset(out.data(), int(sum & 0xff), out.size());
+    count.self->sink_sum_ += unsigned(sum);
   }
 
   // An appsrc pushes ring frames whenever it asks, timestamped at 30 fps.
@@ -720,12 +752,13 @@ void report(const Options &o, const std::vector<Share> &shares) {
 int main(int argc, char **argv) {
   Options o;
   if (!parse(argc, argv, o)) {
-    std::fprintf(stderr,
-                 "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
-                 "--chain=efconvert-gl|efconvert-cpu|stock|none --output=rgb|glrgba --streams=N "
-                 "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
-                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-                 "[--label=NAME] [--json=FILE]\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
+        "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N "
+        "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
+        "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
+        "[--label=NAME] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

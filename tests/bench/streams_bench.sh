@@ -84,6 +84,8 @@ if has sysmem; then
     run -- --source=sysmem --chain=efconvert-cpu --output=rgb --n-threads=1 --streams="$n"
     run -- --source=sysmem --chain=stock --output=rgb --streams="$n"
     run -- --source=sysmem --chain=none --streams="$n"
+    # The memory's limit in the same run: the bytes moved, no arithmetic.
+    run -- --source=sysmem --chain=bandwidth --streams="$n"
   done
   # The setup: one videotestsrc pattern=black teed to every branch
   # (its one thread paints every frame), and that source alone.

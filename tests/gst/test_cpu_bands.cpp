@@ -21,6 +21,7 @@
 #include "efconvert/convert_params.hpp"
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "frames.hpp"
+#include "sentinel_frame.hpp"
 #include "sanitized.hpp"
 
 using namespace ef::gst;
@@ -46,24 +47,7 @@ constexpr int kDirections = GST_VIDEO_ORIENTATION_UR_LL + 1;
 const std::vector<unsigned> kThreads =
     ef::test::kSanitized ? std::vector<unsigned>{7} : std::vector<unsigned>{2, 3, 4, 7};
 
-// A frame that owns its buffer, every byte (padding too) set to `sentinel`
-// first, so that a byte written by one band count and not another shows.
-struct Frame {
-  Frame(GstVideoFormat format, int w, int h, uint8_t sentinel) {
-    gst_video_info_set_format(&info, format, w, h);
-    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, info.size, nullptr);
-    gst_buffer_memset(buffer, 0, sentinel, info.size);
-    fail_unless(gst_video_frame_map(&frame, &info, buffer, GST_MAP_READWRITE));
-    gst_buffer_unref(buffer);  // the mapping holds it
-  }
-  ~Frame() { gst_video_frame_unmap(&frame); }
-  Frame(const Frame &) = delete;
-  Frame &operator=(const Frame &) = delete;
-  const uint8_t *bytes() const { return static_cast<const uint8_t *>(frame.map[0].data); }
-
-  GstVideoInfo info;
-  GstVideoFrame frame{};
-};
+using Frame = ef::test::SentinelFrame;
 
 struct Geometry {
   const char *what;

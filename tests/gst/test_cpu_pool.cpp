@@ -24,6 +24,7 @@
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cpu/cpu_pool.hpp"
 #include "frames.hpp"
+#include "sentinel_frame.hpp"
 
 using namespace ef::gst;
 
@@ -122,22 +123,7 @@ GST_END_TEST;
 
 namespace {
 
-struct Frame {
-  Frame(GstVideoFormat format, int w, int h, uint8_t sentinel) {
-    gst_video_info_set_format(&info, format, w, h);
-    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, info.size, nullptr);
-    gst_buffer_memset(buffer, 0, sentinel, info.size);
-    fail_unless(gst_video_frame_map(&frame, &info, buffer, GST_MAP_READWRITE));
-    gst_buffer_unref(buffer);  // the mapping holds it
-  }
-  ~Frame() { gst_video_frame_unmap(&frame); }
-  Frame(const Frame &) = delete;
-  Frame &operator=(const Frame &) = delete;
-  const uint8_t *bytes() const { return static_cast<const uint8_t *>(frame.map[0].data); }
-
-  GstVideoInfo info;
-  GstVideoFrame frame{};
-};
+using Frame = ef::test::SentinelFrame;
 
 struct Case {
   GstVideoFormat in;
