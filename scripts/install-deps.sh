@@ -23,8 +23,10 @@ set -euo pipefail
 . /etc/os-release
 
 packages=(
-  # build
-  g++ meson ninja-build clang-format python3
+  # build (meson compiles through ccache when it is there: scripts/test.sh
+  # keeps its cache beside the Debian roots, so a later run recompiles only
+  # what changed)
+  g++ meson ninja-build clang-format python3 ccache
   # core tests and benchmarks
   check libbenchmark-dev
   # GStreamer and the stock elements we compare against

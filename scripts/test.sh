@@ -51,6 +51,14 @@ label_of() {
 
 bash scripts/install-deps.sh
 
+# ccache's folder beside the roots (/var/cache/ef-ci), which later runs on this
+# machine reuse: each build then recompiles only what changed. Inside a root
+# the default, the root's own /root/.cache/ccache, persists with the root.
+if [ -z "$inside" ]; then
+  export CCACHE_DIR=${CCACHE_DIR:-/var/cache/ef-ci/ccache}
+  mkdir -p "$CCACHE_DIR"
+fi
+
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d /tmp/ef-xdg.XXXXXX)}
 chmod 700 "$XDG_RUNTIME_DIR"
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
