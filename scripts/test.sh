@@ -14,7 +14,8 @@
 #   4. Debian 13 (trixie: GStreamer 1.26, g++ 14) and
 #   5. Debian forky (testing: GStreamer 1.28, g++ 16): the -Werror build and all
 #      tests, each in the root scripts/debian-root.sh makes and keeps for its suite
-#      (sanitizers run on the host only; Debian 13 builds no benchmarks);
+#      (sanitizers run on the host only; Debian 13 builds no benchmarks; the
+#      widest CPU pixel sweeps take one case in n, as under the sanitizers);
 #   6. the fenced sh blocks of README.md and docs/ as written (scripts/test_readme.py);
 #   7. the Debian packages built in the Debian 13 root, installed and run in a clean
 #      one (scripts/test_packages.sh).
@@ -160,6 +161,9 @@ if [ -n "$inside" ]; then
   # warnings); Debian 13's leg leaves them out, for time.
   extra=()
   [ "$inside" != trixie ] || extra=(-Dbenchmarks=disabled)
+  # The widest CPU pixel sweeps sampled (tests/gst/sanitized.hpp): these legs
+  # are for GStreamer 1.26 / 1.28 and their compilers; the host runs them whole.
+  export EF_TEST_SWEEPS=sample
   leg "tests ($(label_of "$inside"))" "$(build_of "$inside")" "${strict[@]}" "${extra[@]}" --
   exit $status
 fi

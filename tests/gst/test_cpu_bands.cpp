@@ -5,8 +5,8 @@
 // 1.5, the exact footprint, cosited chroma, strong reductions and
 // upscaling. The source is a pattern with a step every few pixels, so a
 // band that read a neighbour's source rows, or wrote one row too many or
-// too few, changes bytes. Under a sanitizer one case in five, and 7 bands
-// against one (sanitized.hpp).
+// too few, changes bytes. Where sweeps are sampled (sanitizers, the Debian
+// legs: sanitized.hpp), one case in five, and 7 bands against one.
 //
 // The standard headers come first: Check's fail() macro breaks <ios>.
 #include <cstdio>
@@ -43,9 +43,9 @@ std::vector<GstVideoFormat> formats(bool (*supports)(GstVideoFormat)) {
 constexpr int kDirections = GST_VIDEO_ORIENTATION_UR_LL + 1;
 
 // Band counts compared with one band; 7 leaves bands of unequal rows (the
-// one kept under a sanitizer: sanitized.hpp).
+// one kept where sweeps are sampled: sanitized.hpp).
 const std::vector<unsigned> kThreads =
-    ef::test::kSanitized ? std::vector<unsigned>{7} : std::vector<unsigned>{2, 3, 4, 7};
+    ef::test::sweeps_sampled() ? std::vector<unsigned>{7} : std::vector<unsigned>{2, 3, 4, 7};
 
 using Frame = ef::test::SentinelFrame;
 
@@ -143,7 +143,7 @@ int compare(const Frame &src, const Geometry &g, GstVideoFormat out,
 
 GST_START_TEST(test_every_pair_every_geometry) {
   int cases = 0;
-  constexpr ef::test::OneIn sample(5);
+  const ef::test::OneIn sample(5);
   const auto ins = formats(cpu_supports_input), outs = formats(cpu_supports_output);
   for (size_t g = 0; g < std::size(kGeometries); ++g)
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -178,8 +178,8 @@ GST_START_TEST(test_directions) {
   const Geometry geometries[] = {kGeometries[0], kGeometries[2], kGeometries[5], kGeometries[7],
                                  kGeometries[9]};
   int cases = 0;
-  // Under a sanitizer each input, output and direction at one of the five.
-  constexpr ef::test::OneIn sample(5);
+  // Sampled: each input, output and direction at one of the five.
+  const ef::test::OneIn sample(5);
   const auto ins = direction_inputs();
   const GstVideoFormat outs[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx,
                                  GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBP};

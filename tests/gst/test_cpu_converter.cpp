@@ -461,8 +461,8 @@ GST_START_TEST(test_odd_sizes) {
         c.in = in, c.out = out, c.in_w = s[0], c.in_h = s[1], c.out_w = s[2], c.out_h = s[3];
         check(c, worst);
       }
-  // Under a sanitizer each pair at one of the three sizes.
-  constexpr OneIn sample(3);
+  // Sampled (sanitized.hpp): each pair at one of the three sizes.
+  const OneIn sample(3);
   const std::array<int, 2> large[] = {{640, 640}, {1921, 1081}, {961, 541}};
   for (size_t i = 0; i < std::size(kInputs); ++i)
     for (size_t k = 0; k < std::size(outs); ++k)
@@ -510,8 +510,8 @@ std::unique_ptr<Frame> area_average(const Frame &full, int w, int h) {
 // of all of it, which is what a reduction that does not alias gives.
 GST_START_TEST(test_extreme_reduction) {
   Worst worst{"1921x1081 to one row or column"};
-  // Under a sanitizer each input to one of the two outputs, each way.
-  constexpr OneIn sample(2);
+  // Sampled (sanitized.hpp): each input to one of the two outputs, each way.
+  const OneIn sample(2);
   const GstVideoFormat outs[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_GRAY8};
   for (size_t i = 0; i < std::size(kInputs); ++i)
     for (size_t k = 0; k < std::size(outs); ++k) {
