@@ -21,7 +21,8 @@ bool has_extension(const char *list, const char *name) {
 
 }  // namespace
 
-GlFences::GlFences(GstGLContext *context, Kind preferred) : context_(context) {
+GlFences::GlFences(GstGLContext *context, Kind preferred)
+    : context_(context), gl_thread_(g_thread_self()) {
   const char *force = g_getenv("EF_GL_FENCES");
   if (force && std::strcmp(force, "gl") == 0)
     preferred = Kind::Gl;
@@ -60,6 +61,7 @@ GlFences::Status GlFences::wait(Fence fence, uint64_t timeout_ns) {
   if (egl_display_) {
     const EGLint got = reinterpret_cast<PFNEGLCLIENTWAITSYNCKHRPROC>(client_wait_)(
         egl_display_, EGLSyncKHR(fence), 0, EGLTimeKHR(timeout_ns));
+    leave_thread();
     return got == EGL_CONDITION_SATISFIED_KHR ? Status::Signalled
            : got == EGL_TIMEOUT_EXPIRED_KHR   ? Status::Pending
                                               : Status::Failed;
@@ -73,10 +75,18 @@ GlFences::Status GlFences::wait(Fence fence, uint64_t timeout_ns) {
 void GlFences::release(Fence fence) {
   if (!fence)
     return;
-  if (egl_display_)
+  if (egl_display_) {
     reinterpret_cast<PFNEGLDESTROYSYNCKHRPROC>(destroy_)(egl_display_, EGLSyncKHR(fence));
-  else
+    leave_thread();
+  } else
     context_->gl_vtable->DeleteSync(GLsync(fence));
+}
+
+// A thread with a context of its own current (an application's, on a
+// streaming thread) keeps its state: eglReleaseThread would unbind it.
+void GlFences::leave_thread() const {
+  if (g_thread_self() != gl_thread_ && eglGetCurrentContext() == EGL_NO_CONTEXT)
+    eglReleaseThread();
 }
 
 }  // namespace ef::gst

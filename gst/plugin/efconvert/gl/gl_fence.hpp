@@ -8,7 +8,11 @@
 //   made on the GL thread, then waited for, polled and destroyed on any
 //   thread, without the context, so the thread that needs the frame waits
 //   for it. On a software rasterizer a frame takes milliseconds and this
-//   keeps them off the GL thread.
+//   keeps them off the GL thread. A thread not the GL thread gives its EGL
+//   thread state back after each call (eglReleaseThread): the streaming
+//   threads are GStreamer's, and one that ends while the process exits
+//   would run libEGL's thread-state destructor while libEGL is being
+//   unloaded (a SIGSEGV at exit, seen in the tests on llvmpipe).
 // - GL sync objects: for the GL thread alone. Cheaper to make: on an
 //   NVIDIA H200, 16 streams on one context, 88 us of GL-thread time a frame
 //   against 157 with EGL sync objects (docs/BENCHMARKS.md, "Many streams").
@@ -48,7 +52,11 @@ class GlFences {
   void release(Fence fence);
 
  private:
+  // Off the GL thread: the thread's EGL state given back (see above).
+  void leave_thread() const;
+
   GstGLContext *context_;
+  GThread *gl_thread_;           // where the fences are made (the constructor's)
   void *egl_display_ = nullptr;  // EGLDisplay; nullptr: GL sync objects
   void *create_ = nullptr, *client_wait_ = nullptr, *destroy_ = nullptr;
 };
