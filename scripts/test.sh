@@ -59,6 +59,11 @@ if [ -z "$inside" ]; then
   export CCACHE_DIR=${CCACHE_DIR:-/var/cache/ef-ci/ccache}
   mkdir -p "$CCACHE_DIR"
 fi
+# A clone elsewhere hits the same entries: paths under the checkout are taken
+# relative to it, and the build folder's path, which ccache hashes into an
+# object with debug information by default, is left out (only the debug
+# information's compilation folder could differ).
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d /tmp/ef-xdg.XXXXXX)}
 chmod 700 "$XDG_RUNTIME_DIR"
