@@ -36,6 +36,7 @@ SOURCES = {"gl": "GL-memory frames (an uploaded ring)",
            "decoder": "nvh264dec to GL memory"}
 COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "stock": "#c0392b",
            "none": "#8c8c8c", "bandwidth": "#000000"}
+CPU_TARGET = 28000  # issue 19: system-memory streams, one process, 16 cores
 
 
 def settings_of(r):
@@ -144,6 +145,11 @@ def plot(runs, png):
                 n0, f0 = points[0]
                 ax.plot([p[0] for p in points], [f0 * p[0] / n0 for p in points], ":",
                         color=colour, linewidth=0.6, alpha=0.6)
+        cpus = max((r.get("cpus", 0) for k in runs if k[0] == source for r in runs[k]), default=0)
+        if source == "sysmem" and not processes and cpus >= 16:  # the target's machine
+            ax.axhline(CPU_TARGET, color="#1f77b4", linewidth=0.8, alpha=0.5)
+            ax.annotate("issue 19's CPU target: 28,000 frames/s at 16 streams", (1, CPU_TARGET),
+                        xytext=(2, -9), textcoords="offset points", fontsize=7, color="#1f77b4")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("streams" + (" (one process each)" if processes else " (one process)"))
@@ -151,8 +157,9 @@ def plot(runs, png):
         ax.set_title(SOURCES.get(source, source), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle("Many streams: 1080p NV12 → 640×640 (thin dotted: one stream's fps × N; "
-                 "[settings]: diagnostic runs)")
+    fig.suptitle("Many streams: 1080p NV12 → 640×640" + ("\n" if len(panels) == 1 else " ") +
+                 "(thin dotted: one stream's fps × N; [settings]: diagnostic runs)",
+                 fontsize=12 if len(panels) > 1 else 10)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
 
