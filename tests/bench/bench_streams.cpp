@@ -15,7 +15,7 @@
 //     efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
-//     [--gpu-timing=1] [--label=NAME] [--json=FILE]
+//     [--gpu-timing=1] [--gl-contexts=K] [--label=NAME] [--json=FILE]
 //
 // Sources: gl, a ring of 4 frames uploaded once into the program's GL
 // context (which every GL element is given, as a decoder's), pushed by an
@@ -36,7 +36,9 @@
 // efconvert's do not): the bytes a conversion moves at no arithmetic, an
 // upper bound.
 // --gpu-timing=1 sets efconvert's gpu-timing (GL timer queries: gpu-time-ns;
-// off by default, as in the element). --label names the run in the JSON
+// off by default, as in the element). --gl-contexts=K sets efconvert's
+// gl-contexts (the GL contexts its elements share, taken at READY ->
+// PAUSED; left at the element's default without it). --label names the run in the JSON
 // (streams_variants.sh). The EF_GL_* diagnostics set in the environment
 // are recorded with the run ("setting").
 #include <gst/app/gstappsrc.h>
@@ -74,6 +76,7 @@ struct Options {
   std::string shader = "auto", clip, json;
   bool app_display = false;  // one GstGLDisplay set on the pipeline by the program
   bool gpu_timing = false;   // efconvert gpu-timing=true
+  int gl_contexts = -1;      // efconvert gl-contexts (-1: left at its default)
   std::string label;
   double seconds = 3.0;
   int warmup = 10;
@@ -112,6 +115,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.app_display = value == "app";
     else if (key == "gpu-timing")
       o.gpu_timing = value == "1" || value == "true";
+    else if (key == "gl-contexts")
+      o.gl_contexts = std::stoi(value);
     else if (key == "label")
       o.label = value;
     else if (key == "json")
@@ -141,7 +146,8 @@ std::string chain_of(const Options &o, int i) {
   if (o.chain == "efconvert-gl")
     return "efconvert" + name +
            " backend=gl letterbox=false readback-depth=" + std::to_string(o.depth) +
-           " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") + caps;
+           " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
+           (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
   if (o.chain == "efconvert-cpu")
     return "efconvert" + name +
            " backend=cpu letterbox=false n-threads=" + std::to_string(o.n_threads) + caps;
@@ -712,6 +718,9 @@ void report(const Options &o, const std::vector<Share> &shares) {
       setting += std::string(setting.empty() ? "" : " ") + name + "=" + value;
   if (o.gpu_timing)
     setting += std::string(setting.empty() ? "" : " ") + "gpu-timing=true";
+  if (o.gl_contexts >= 0 && o.chain == "efconvert-gl")
+    setting +=
+        std::string(setting.empty() ? "" : " ") + "gl-contexts=" + std::to_string(o.gl_contexts);
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
   j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source
@@ -758,7 +767,7 @@ int main(int argc, char **argv) {
         "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N "
         "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
         "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-        "[--label=NAME] [--json=FILE]\n");
+        "[--gl-contexts=K] [--label=NAME] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

@@ -14,7 +14,8 @@
 # Environment: OUT (results; default BUILD_DIR/bench-variants), CLIP (default
 # .clips/clip-1080p-1200.h264), BUDGET (default 250), WINDOW (seconds a run
 # measures, default 2), STREAMS (default 16), MODE (variants; compare:
-# compare_pass below, with SETTING and OPTIONS; spread: spread_pass).
+# compare_pass below, with SETTING and OPTIONS; spread: spread_pass, with
+# CONTEXTS and SPREAD_ENV).
 # Results under $OUT: variants.md (the table, also printed), variants.jsonl
 # (bench_streams' lines, each with its label), variants.log, machine.txt,
 # dmon.txt (nvidia-smi dmon, a line a second).
@@ -135,19 +136,24 @@ compare_pass() {
     run "stock-rgb-$with" 1 $envs -- --chain=stock --output=rgb $opts
   done
 }
-# MODE=spread: the GL work of the streams over K GL contexts
-# (EF_GL_EARLY=context:K: each decoder takes its efconvert's context, the
-# efconverts take K contexts in turn), K = 1 2 4 8, beside the default,
-# twice, interleaved.
+# MODE=spread: the GL work of the streams over K GL contexts (efconvert's
+# gl-contexts=K: the efconverts take K contexts in turn at READY -> PAUSED,
+# each decoder takes its efconvert's; 0, the default, beside them), K from
+# CONTEXTS (default "0 2 4 8"), decoding alone first, twice, interleaved.
+# SPREAD_ENV=context runs the same through EF_GL_EARLY=context:K instead
+# (the diagnostic the property replaced; K=0 then sets nothing).
 spread_pass() {
   run decode 1 -- --chain=none
-  for k in default 1 2 4 8; do
-    envs="EF_GL_EARLY=context:$k"
-    [ "$k" = default ] && envs=""
+  for k in ${CONTEXTS:-0 2 4 8}; do
+    envs="" opts="--gl-contexts=$k"
+    if [ "${SPREAD_ENV:-}" = context ]; then
+      opts=""
+      [ "$k" = 0 ] || envs="EF_GL_EARLY=context:$k"
+    fi
     # shellcheck disable=SC2086
-    run "rgb-contexts-$k" 1 $envs -- $rgb
+    run "rgb-contexts-$k" 1 $envs -- $rgb $opts
     # shellcheck disable=SC2086
-    run "rgba-contexts-$k" 1 $envs -- $rgba
+    run "rgba-contexts-$k" 1 $envs -- $rgba $opts
   done
 }
 if [ "${MODE:-variants}" = spread ]; then

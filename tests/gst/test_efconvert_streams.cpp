@@ -14,6 +14,8 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/gl/gl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -132,14 +134,15 @@ struct Run {
   std::vector<Delivered> got;
 
   Run(const Config &c, guint depth, int branches,
-      const std::vector<std::vector<std::pair<int, int>>> &frames_of) {
+      const std::vector<std::vector<std::pair<int, int>>> &frames_of,
+      const std::string &props = "") {
     std::string description;
     for (int b = 0; b < branches; ++b) {
       const std::string n = std::to_string(b);
       description += "appsrc name=src" + n + " format=time ! efconvert name=conv" + n +
-                     " backend=" + c.backend + " readback-depth=" + std::to_string(depth) +
-                     " ! capsfilter caps=\"" + output_caps(c) + "\" ! appsink name=sink" + n +
-                     " sync=false ";
+                     " backend=" + c.backend + " readback-depth=" + std::to_string(depth) + " " +
+                     props + " ! capsfilter caps=\"" + output_caps(c) + "\" ! appsink name=sink" +
+                     n + " sync=false ";
     }
     GError *error = nullptr;
     pipeline = gst_parse_launch(description.c_str(), &error);
@@ -332,11 +335,11 @@ GstGLDisplay *display_of(GstElement *element) {
 }
 
 // Branches of appsrc ! efconvert ! fakesink, none of them fed.
-GstElement *idle_branches(const char *backend, int branches) {
+GstElement *idle_branches(const char *backend, int branches, const std::string &props = "") {
   std::string description;
   for (int b = 0; b < branches; ++b)
     description += "appsrc name=src" + std::to_string(b) + " ! efconvert name=conv" +
-                   std::to_string(b) + " backend=" + backend + " ! fakesink ";
+                   std::to_string(b) + " backend=" + backend + " " + props + " ! fakesink ";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   fail_unless(pipeline && !error, "%s", error ? error->message : "");
@@ -419,6 +422,320 @@ GST_START_TEST(test_context_shared_at_paused) {
 }
 GST_END_TEST;
 
+namespace {
+
+// The GL contexts of `converters` (references; nullptr where none).
+std::vector<GstGLContext *> contexts_of(const std::vector<GstElement *> &converters) {
+  std::vector<GstGLContext *> contexts;
+  for (GstElement *conv : converters)
+    contexts.push_back(context_of(conv));
+  return contexts;
+}
+
+void unref_all(std::vector<GstGLContext *> &contexts) {
+  for (GstGLContext *c : contexts)
+    if (c)
+      gst_object_unref(c);
+  contexts.clear();
+}
+
+// How many elements each distinct context serves, fewest first ({} where
+// an element has none).
+std::vector<int> shares(const std::vector<GstGLContext *> &contexts) {
+  std::vector<std::pair<GstGLContext *, int>> count;
+  for (GstGLContext *c : contexts) {
+    if (!c)
+      return {};
+    auto it = std::find_if(count.begin(), count.end(), [c](auto &p) { return p.first == c; });
+    if (it == count.end())
+      count.push_back({c, 1});
+    else
+      ++it->second;
+  }
+  std::vector<int> n;
+  for (auto &p : count)
+    n.push_back(p.second);
+  std::sort(n.begin(), n.end());
+  return n;
+}
+
+std::string text_of(const std::vector<int> &n) {
+  std::string t = "{";
+  for (int k : n)
+    t += (t.size() > 1 ? ", " : "") + std::to_string(k);
+  return t + "}";
+}
+
+std::vector<GstElement *> converters_of(GstElement *pipeline, int branches) {
+  std::vector<GstElement *> converters;
+  for (int b = 0; b < branches; ++b)
+    converters.push_back(child(pipeline, "conv" + std::to_string(b)));
+  return converters;
+}
+
+void unref_elements(std::vector<GstElement *> &elements) {
+  for (GstElement *e : elements)
+    gst_object_unref(e);
+  elements.clear();
+}
+
+}  // namespace
+
+// gl-contexts=K: each efconvert takes its GL context at READY -> PAUSED,
+// before any caps, from the display's pool of K, in turn: started one
+// after the other, element b gets the context element b % K got, and the
+// first K are K contexts of the pipeline's display. 0: none before caps.
+GST_START_TEST(test_gl_contexts_taken_in_turn) {
+  constexpr int kBranches = 4;
+  for (guint k : {0u, 1u, 2u, 4u}) {
+    GstElement *pipeline = idle_branches("gl", kBranches, "gl-contexts=" + std::to_string(k));
+    fail_unless_equals_int(gst_element_set_state(pipeline, GST_STATE_READY),
+                           GST_STATE_CHANGE_SUCCESS);
+    std::vector<GstElement *> converters = converters_of(pipeline, kBranches);
+    for (GstElement *conv : converters) {
+      guint set = 99;
+      g_object_get(conv, "gl-contexts", &set, nullptr);
+      fail_unless_equals_int(set, k);
+      fail_if(gst_element_set_state(conv, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE);
+    }
+    std::vector<GstGLContext *> contexts = contexts_of(converters);
+    GstGLDisplay *display = display_of(converters[0]);
+    fail_unless(display != nullptr);
+    for (int b = 0; b < kBranches; ++b) {
+      GstGLContext *c = contexts[size_t(b)];
+      if (k == 0) {
+        fail_unless(c == nullptr, "gl-contexts=0: element %d has a GL context before caps", b);
+        continue;
+      }
+      fail_unless(c != nullptr, "gl-contexts=%u: element %d has no GL context", k, b);
+      fail_unless(c == contexts[size_t(b) % k],
+                  "gl-contexts=%u: element %d is not on the context element %u took", k, b, b % k);
+      for (int a = 0; a < b && b < int(k); ++a)
+        fail_unless(c != contexts[size_t(a)], "gl-contexts=%u: elements %d and %d share a context",
+                    k, a, b);
+      GstGLDisplay *of = gst_gl_context_get_display(c);
+      fail_unless(of == display, "gl-contexts=%u: a context of another display", k);
+      gst_object_unref(of);
+    }
+    unref_all(contexts);
+    gst_object_unref(display);
+    unref_elements(converters);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+}
+GST_END_TEST;
+
+// A whole pipeline of 4 branches going to PAUSED (the bin starts them in
+// its own order): gl-contexts=1 puts all on one context, 2 on two contexts
+// of 2 elements each. backend=cpu ignores it, and EF_GL_EARLY, when set,
+// decides instead (none: nothing before caps; context:2 over gl-contexts=0).
+GST_START_TEST(test_gl_contexts_in_a_pipeline) {
+  struct Case {
+    const char *backend, *props, *early;
+    std::vector<int> want;  // elements per context, fewest first; {}: none before caps
+  };
+  const Case cases[] = {
+      {"gl", "gl-contexts=1", nullptr, {4}},      {"gl", "gl-contexts=2", nullptr, {2, 2}},
+      {"auto", "gl-contexts=2", nullptr, {2, 2}}, {"gl", "gl-contexts=0", nullptr, {}},
+      {"cpu", "gl-contexts=2", nullptr, {}},      {"gl", "gl-contexts=2", "none", {}},
+      {"gl", "gl-contexts=2", "display", {}},     {"gl", "gl-contexts=0", "context:2", {2, 2}},
+      {"gl", "gl-contexts=4", "context", {4}},
+  };
+  for (const Case &c : cases) {
+    if (c.early)
+      g_setenv("EF_GL_EARLY", c.early, TRUE);
+    GstElement *pipeline = idle_branches(c.backend, 4, c.props);
+    // No frame comes: the sinks never preroll, the elements are PAUSED.
+    fail_if(gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE);
+    std::vector<GstElement *> converters = converters_of(pipeline, 4);
+    std::vector<GstGLContext *> contexts = contexts_of(converters);
+    const std::vector<int> got = shares(contexts);
+    const bool none = std::all_of(contexts.begin(), contexts.end(), [](auto *x) { return !x; });
+    fail_unless(c.want.empty() ? none : got == c.want,
+                "backend=%s %s, EF_GL_EARLY=%s: elements per GL context %s%s, want %s", c.backend,
+                c.props, c.early ? c.early : "unset", text_of(got).c_str(),
+                none ? " (none has one)" : "", text_of(c.want).c_str());
+    unref_all(contexts);
+    unref_elements(converters);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+    g_unsetenv("EF_GL_EARLY");
+  }
+}
+GST_END_TEST;
+
+// The same frames through 4 branches give the same bytes with gl-contexts
+// 1 and 2 as with 0 (read back into plain memory, and in GL memory), and
+// the branches run on the contexts the setting says.
+GST_START_TEST(test_gl_contexts_same_bytes) {
+  constexpr int kBranches = 4;
+  std::vector<std::vector<std::pair<int, int>>> per_stream(kBranches);
+  for (int s = 0; s < kBranches; ++s)
+    for (int f = 0; f < kFrames; ++f)
+      per_stream[size_t(s)].push_back({s, f});
+  for (const Config &c : {kConfigs[0], kConfigs[5]}) {
+    std::vector<std::vector<std::vector<uint8_t>>> want;
+    {
+      Run ref(c, 1, kBranches, per_stream, "gl-contexts=0");
+      fail_unless(ref.error().empty(), "%s: %s", c.what, ref.error().c_str());
+      std::vector<GstGLContext *> contexts = contexts_of(ref.converters);
+      fail_unless(shares(contexts) == std::vector<int>{kBranches},
+                  "%s, gl-contexts=0: elements per GL context %s (one shared, as before)", c.what,
+                  text_of(shares(contexts)).c_str());
+      unref_all(contexts);
+      for (const Delivered &d : ref.got) {
+        fail_unless_equals_int(int(d.bytes.size()), kFrames);
+        want.push_back(d.bytes);
+      }
+    }
+    for (guint k : {1u, 2u}) {
+      Run run(c, 1, kBranches, per_stream, "gl-contexts=" + std::to_string(k));
+      fail_unless(run.error().empty(), "%s, gl-contexts=%u: %s", c.what, k, run.error().c_str());
+      std::vector<GstGLContext *> contexts = contexts_of(run.converters);
+      const std::vector<int> expected = k == 1 ? std::vector<int>{4} : std::vector<int>{2, 2};
+      fail_unless(shares(contexts) == expected, "%s, gl-contexts=%u: elements per GL context %s",
+                  c.what, k, text_of(shares(contexts)).c_str());
+      unref_all(contexts);
+      for (int s = 0; s < kBranches; ++s) {
+        const Delivered &got = run.got[size_t(s)];
+        fail_unless(got.eos, "%s, gl-contexts=%u, stream %d: no EOS", c.what, k, s);
+        fail_unless_equals_int(int(got.bytes.size()), kFrames);
+        for (int f = 0; f < kFrames; ++f)
+          fail_unless(got.bytes[size_t(f)] == want[size_t(s)][size_t(f)],
+                      "%s, gl-contexts=%u, stream %d frame %d: bytes differ from gl-contexts=0",
+                      c.what, k, s, f);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+// gl-contexts applies at READY -> PAUSED: set while PLAYING it is refused
+// with a warning naming the state and reads back what runs; set in READY
+// it applies at the next start (the context kept from the run before is
+// taken anew, from the pool).
+GST_START_TEST(test_gl_contexts_mutable_ready) {
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(
+      "videotestsrc ! efconvert name=conv backend=gl ! video/x-raw,format=RGB,width=64,height=64 "
+      "! fakesink",
+      &error);
+  fail_unless(pipeline && !error, "%s", error ? error->message : "");
+  GstElement *conv = child(pipeline, "conv");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int(gst_element_get_state(pipeline, nullptr, nullptr, kBound),
+                         GST_STATE_CHANGE_SUCCESS);
+  GstGLContext *before = context_of(conv);
+  fail_unless(before != nullptr, "no GL context while playing");
+  const std::string said = warnings_during([&] { g_object_set(conv, "gl-contexts", 2u, nullptr); });
+  fail_unless(
+      said.find("gl-contexts can only be set in the NULL or READY state") != std::string::npos &&
+          said.find("PLAYING") != std::string::npos,
+      "\"%s\"", said.c_str());
+  guint now = 99;
+  g_object_get(conv, "gl-contexts", &now, nullptr);
+  fail_unless_equals_int(now, 0);
+  fail_unless_equals_int(gst_element_set_state(pipeline, GST_STATE_READY),
+                         GST_STATE_CHANGE_SUCCESS);
+  const std::string in_ready =
+      warnings_during([&] { g_object_set(conv, "gl-contexts", 1u, nullptr); });
+  fail_unless(in_ready.empty(), "set in READY: \"%s\"", in_ready.c_str());
+  g_object_get(conv, "gl-contexts", &now, nullptr);
+  fail_unless_equals_int(now, 1);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int(gst_element_get_state(pipeline, nullptr, nullptr, kBound),
+                         GST_STATE_CHANGE_SUCCESS);
+  GstGLContext *after = context_of(conv);
+  fail_unless(after != nullptr && after != before,
+              "gl-contexts=1 set in READY: still on the context made at caps (%p, %p)",
+              (void *)before, (void *)after);
+  gst_object_unref(before);
+  gst_object_unref(after);
+  gst_object_unref(conv);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+// The pool holds its contexts weakly, on the display: once the pipeline
+// (its efconverts) is gone, so are its contexts and its display; nothing
+// is kept for the process.
+GST_START_TEST(test_gl_contexts_pool_released) {
+  GWeakRef contexts[2], display;
+  GstElement *pipeline = idle_branches("gl", 2, "gl-contexts=2");
+  fail_if(gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE);
+  std::vector<GstElement *> converters = converters_of(pipeline, 2);
+  std::vector<GstGLContext *> taken = contexts_of(converters);
+  fail_unless(shares(taken) == std::vector<int>({1, 1}), "elements per GL context %s",
+              text_of(shares(taken)).c_str());
+  GstGLDisplay *d = display_of(converters[0]);
+  g_weak_ref_init(&display, d);
+  gst_object_unref(d);
+  for (int i = 0; i < 2; ++i)
+    g_weak_ref_init(&contexts[i], taken[size_t(i)]);
+  unref_all(taken);
+  unref_elements(converters);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  for (GWeakRef &c : contexts) {
+    gpointer left = g_weak_ref_get(&c);
+    fail_unless(left == nullptr, "a pool's GL context outlives its pipeline");
+    if (left)
+      gst_object_unref(left);
+    g_weak_ref_clear(&c);
+  }
+  gpointer left = g_weak_ref_get(&display);
+  fail_unless(left == nullptr, "the GL display outlives its pipeline");
+  if (left)
+    gst_object_unref(left);
+  g_weak_ref_clear(&display);
+}
+GST_END_TEST;
+
+// 8 pipelines given one GstGLDisplay by the application, started from 8
+// threads at once: one pool for the display, each of its 2 contexts taken
+// by 4 of the efconverts.
+GST_START_TEST(test_gl_contexts_at_once) {
+  constexpr int kPipelines = 8;
+  GstGLDisplay *display = gst_gl_display_new();
+  GstContext *shared = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
+  gst_context_set_gl_display(shared, display);
+  std::vector<GstElement *> pipelines, converters;
+  for (int p = 0; p < kPipelines; ++p) {
+    pipelines.push_back(idle_branches("gl", 1, "gl-contexts=2"));
+    gst_element_set_context(pipelines.back(), shared);
+    converters.push_back(child(pipelines.back(), "conv0"));
+  }
+  gst_context_unref(shared);
+  std::vector<std::thread> starts;
+  std::atomic<int> failed{0};
+  for (GstElement *pipeline : pipelines)
+    starts.emplace_back([pipeline, &failed] {
+      if (gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE)
+        ++failed;
+    });
+  for (std::thread &t : starts)
+    t.join();
+  fail_unless_equals_int(failed.load(), 0);
+  std::vector<GstGLContext *> contexts = contexts_of(converters);
+  fail_unless(shares(contexts) == std::vector<int>({4, 4}), "elements per GL context %s",
+              text_of(shares(contexts)).c_str());
+  for (GstGLContext *c : contexts) {
+    GstGLDisplay *of = gst_gl_context_get_display(c);
+    fail_unless(of == display, "a context of another display");
+    gst_object_unref(of);
+  }
+  unref_all(contexts);
+  unref_elements(converters);
+  for (GstElement *pipeline : pipelines) {
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+  gst_object_unref(display);
+}
+GST_END_TEST;
+
 static Suite *streams_suite() {
   Suite *s = suite_create("efconvert_streams");
   TCase *tc = tcase_create("streams");
@@ -428,6 +745,16 @@ static Suite *streams_suite() {
   tcase_add_test(tc, test_display_shared_at_ready);
   tcase_add_test(tc, test_context_shared_at_paused);
   suite_add_tcase(s, tc);
+  // gl-contexts: CK_RUN_CASE=gl-contexts runs these alone.
+  TCase *pool = tcase_create("gl-contexts");
+  tcase_set_timeout(pool, 120);
+  tcase_add_test(pool, test_gl_contexts_taken_in_turn);
+  tcase_add_test(pool, test_gl_contexts_in_a_pipeline);
+  tcase_add_test(pool, test_gl_contexts_same_bytes);
+  tcase_add_test(pool, test_gl_contexts_mutable_ready);
+  tcase_add_test(pool, test_gl_contexts_pool_released);
+  tcase_add_test(pool, test_gl_contexts_at_once);
+  suite_add_tcase(s, pool);
   return s;
 }
 

@@ -3,8 +3,10 @@
 
 #include <gst/gl/gstglfuncs.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <vector>
+#include <map>
+#include <string>
 
 namespace ef::gst {
 
@@ -19,34 +21,71 @@ namespace {
 // and those waiting here.
 std::mutex finding;
 
-// The contexts `spread` hands out (kept for the process; a measurement
-// only), and the turn. Under `finding`.
-struct Spread {
-  GstGLDisplay *display = nullptr;
-  std::vector<GstGLContext *> contexts;
-  size_t turn = 0;
-};
-Spread spread_contexts;
+// The contexts ensure(element, K) hands out, one pool per GstGLDisplay,
+// kept on the display (its qdata, freed with it: a display gone, or
+// another one at the same address, never hands out the old one's), each
+// slot a weak reference: a context lives as long as the elements that took
+// it (each holds its own reference, as GstGL's elements do) and a slot
+// whose context went is filled again when its turn comes. The turn is kept
+// per K, so elements asking for 2 and for 4 on one display each go round
+// their own first K slots. Under `finding`.
+struct ContextPool {
+  GWeakRef slots[kMaxGlContextPool];
+  std::map<unsigned, unsigned> turns;
 
-// A context of `display` in turn, made while fewer than `n` exist. Under
-// `finding`.
-GstGLContext *spread_context(GstGLDisplay *display, GstGLContext *other, unsigned n,
-                             GError **error) {
-  Spread &s = spread_contexts;
-  if (s.display != display) {
-    for (GstGLContext *c : s.contexts)
-      gst_object_unref(c);
-    s = Spread{display, {}, 0};
+  ContextPool() {
+    for (GWeakRef &slot : slots)
+      g_weak_ref_init(&slot, nullptr);
   }
-  if (s.contexts.size() < n) {
-    GstGLContext *made = nullptr;
-    GstGLContext *share = s.contexts.empty() ? other : s.contexts.front();
-    if (!gst_gl_display_create_context(display, share, &made, error))
-      return nullptr;
+  ~ContextPool() {
+    for (GWeakRef &slot : slots)
+      g_weak_ref_clear(&slot);
+  }
+  ContextPool(const ContextPool &) = delete;
+  ContextPool &operator=(const ContextPool &) = delete;
+};
+
+ContextPool &pool_of(GstGLDisplay *display) {
+  static const GQuark key = g_quark_from_static_string("ef-gl-context-pool");
+  auto *pool = static_cast<ContextPool *>(g_object_get_qdata(G_OBJECT(display), key));
+  if (!pool) {
+    pool = new ContextPool;
+    g_object_set_qdata_full(G_OBJECT(display), key, pool,
+                            [](gpointer p) { delete static_cast<ContextPool *>(p); });
+  }
+  return *pool;
+}
+
+// The context of the next slot in turn of the first `n` of `display`'s
+// pool (a reference), made there (sharing with a living one of the pool,
+// else with the application's `other`) where the slot has none; `taken`
+// says which. Under `finding`.
+GstGLContext *pool_context(GstGLDisplay *display, GstGLContext *other, unsigned n,
+                           std::string &taken, GError **error) {
+  ContextPool &pool = pool_of(display);
+  const unsigned slot = pool.turns[n]++ % n;
+  taken =
+      "slot " + std::to_string(slot + 1) + " of " + std::to_string(n) + " of the display's pool";
+  if (gpointer living = g_weak_ref_get(&pool.slots[slot])) {
+    taken += " (shared)";
+    return GST_GL_CONTEXT(living);
+  }
+  GstGLContext *share = nullptr;
+  for (unsigned i = 0; i < kMaxGlContextPool && !share; ++i)
+    share = static_cast<GstGLContext *>(g_weak_ref_get(&pool.slots[i]));
+  GstGLContext *made = nullptr;
+  GST_OBJECT_LOCK(display);
+  const bool ok = gst_gl_display_create_context(display, share ? share : other, &made, error);
+  if (ok)
     gst_gl_display_add_context(display, made);
-    s.contexts.push_back(made);
-  }
-  return GST_GL_CONTEXT(gst_object_ref(s.contexts[s.turn++ % s.contexts.size()]));
+  GST_OBJECT_UNLOCK(display);
+  if (share)
+    gst_object_unref(share);
+  if (!ok)
+    return nullptr;
+  g_weak_ref_set(&pool.slots[slot], made);
+  taken += " (made)";
+  return made;
 }
 
 // The error a failed context creation returns, `error` consumed.
@@ -74,7 +113,7 @@ bool ElementGlContext::ensure_display(GstElement *element) {
   return display_ || gst_gl_ensure_element_data(element, &display_, &other_);
 }
 
-Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned spread) {
+Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned pool) {
   {
     std::lock_guard<std::recursive_mutex> lock(lock_);
     if (context_)
@@ -88,13 +127,17 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned sp
     return Error{EIO, "no GL display could be opened"};
   if (!gst_gl_query_local_gl_context(element, GST_PAD_SRC, &context_))
     gst_gl_query_local_gl_context(element, GST_PAD_SINK, &context_);
-  if (context_)
+  pool_ = pool;
+  if (context_) {
+    taken_ = "found beside the element";
     return context_;
+  }
   GError *error = nullptr;
-  if (spread > 1) {
-    context_ = spread_context(display_, other_, spread, &error);
+  if (pool > 0) {
+    context_ = pool_context(display_, other_, std::min(pool, kMaxGlContextPool), taken_, &error);
     if (context_)
       return context_;
+    taken_.clear();
     return context_error(error);
   }
   GST_OBJECT_LOCK(display_);
@@ -102,13 +145,29 @@ Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned sp
     if (context_)
       gst_object_unref(context_);
     context_ = gst_gl_display_get_gl_context_for_thread(display_, nullptr);
+    taken_ = context_ ? "one the display has" : "made on the display";
     if (!context_ && !gst_gl_display_create_context(display_, other_, &context_, &error)) {
       GST_OBJECT_UNLOCK(display_);
+      taken_.clear();
       return context_error(error);
     }
   } while (!gst_gl_display_add_context(display_, context_));
   GST_OBJECT_UNLOCK(display_);
   return context_;
+}
+
+void ElementGlContext::retake_unless(unsigned pool) {
+  std::lock_guard<std::recursive_mutex> lock(lock_);
+  if (context_ && pool_ != pool) {
+    gst_object_unref(context_);
+    context_ = nullptr;
+    taken_.clear();
+  }
+}
+
+std::string ElementGlContext::taken() {
+  std::lock_guard<std::recursive_mutex> lock(lock_);
+  return taken_;
 }
 
 std::string ElementGlContext::renderer() {
@@ -142,6 +201,7 @@ void ElementGlContext::reset() {
     gst_object_unref(display_);
     display_ = nullptr;
   }
+  taken_.clear();
 }
 
 }  // namespace ef::gst

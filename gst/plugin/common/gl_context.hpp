@@ -29,13 +29,21 @@ class ElementGlContext {
   // NULL -> READY: false where no GL display can be opened.
   bool ensure_display(GstElement *element);
   // The context (borrowed; valid until reset()), found in the pipeline or
-  // made. EIO with the reason when there is no GL. With `spread` > 1 and
-  // nothing found beside the element, one of `spread` contexts of the
-  // display, taken in turn by the elements of the process (made as they
-  // are first needed, sharing with the first): the GL work of many streams
-  // on a few GL threads rather than one or one each (a measurement, see
-  // efconvert's gl_sharing.hpp).
-  Result<GstGLContext *> ensure(GstElement *element, unsigned spread = 1);
+  // made. EIO with the reason when there is no GL. With `pool` = 0, a
+  // context of the display (any one it has, else one made and added to
+  // it); with `pool` = K >= 1 and no context beside the element, one of
+  // the first K contexts of the display's pool (gl_context.cpp), taken
+  // in turn by the elements that ask for that K: the GL work of many
+  // streams on K GL threads rather than one or one each (efconvert's
+  // gl-contexts, gl_sharing.hpp).
+  Result<GstGLContext *> ensure(GstElement *element, unsigned pool = 0);
+  // Where ensure() took the context from, for the log: "" before it gave
+  // one, e.g. "slot 1 of 2 of the display's pool (made)".
+  std::string taken();
+  // Drops the context (the display stays) where it was taken by an
+  // ensure() with another `pool` (a setting changed while the element was
+  // READY): the next ensure() takes one anew. Only where no backend uses it.
+  void retake_unless(unsigned pool);
   // The renderer string of the context, e.g. "llvmpipe (LLVM 15.0.7, 256 bits)".
   std::string renderer();
   void reset();
@@ -47,6 +55,11 @@ class ElementGlContext {
   GstGLDisplay *display_ = nullptr;
   GstGLContext *other_ = nullptr;
   GstGLContext *context_ = nullptr;
+  std::string taken_;
+  unsigned pool_ = 0;  // the `pool` of the ensure() that took context_
 };
+
+// The largest pool ensure() takes from (efconvert's gl-contexts range).
+constexpr unsigned kMaxGlContextPool = 64;
 
 }  // namespace ef::gst

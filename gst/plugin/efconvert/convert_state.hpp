@@ -43,6 +43,7 @@ struct Settings {
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
   bool gpu_timing = false;  // GL timer queries (gpu-time-ns)
+  guint gl_contexts = 0;    // > 0: the GL context from a pool of that many (gl_sharing)
   TensorSettings tensor;    // mean, std, quantisation, channel order, id
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// One GL display (and, asked for, one GL context) for the pipeline before
-// any stream starts. GL elements that find their display on their
+// One GL display (and, with gl-contexts, the GL context) for the pipeline
+// before any stream starts. GL elements that find their display on their
 // streaming threads, all at once (decoders: nvh264dec when it negotiates
 // its first frame), each find none yet and make one, and a GL context and
 // GL thread with it: 16 nvh264dec made 6 to 16 contexts on an H200, and
@@ -12,16 +12,27 @@
 // same unless backend=cpu (which needs no GL): every decoder upstream then
 // finds that display, as when the application sets one on the pipeline.
 //
-// EF_GL_EARLY (diagnostics, for measuring):
-//   display  the above (the default);
-//   context  also the GL context at READY -> PAUSED: a decoder asks its
-//            downstream for a GL context before it makes one, and takes
-//            efconvert's, so every decoder and efconvert of the pipeline
-//            shares one context and GL thread (as glimagesink's upstream
-//            shares the sink's);
-//   context:N the same over N contexts, taken in turn by the elements
-//            (each decoder takes its efconvert's): N GL threads;
-//   none     the display and context found when caps are set, as before.
+// gl-contexts = K >= 1 makes (or takes) efconvert's GL context too, at
+// READY -> PAUSED (before its upstream starts: a bin changes its sinks
+// first), from a pool of K contexts of that display, taken in turn by the
+// efconverts that start on it (ElementGlContext::ensure; one element at a
+// time in the process). A decoder asks downstream for a GL context before
+// it makes one, and takes efconvert's: the streams' GL work runs on K GL
+// threads, not on one per decoder (6-16 behind 16 nvh264dec, each costing
+// CPU) nor all on one (bound by that thread). 0 (the default): the context
+// found when caps are set, the upstream's on GL memory.
+//
+// EF_GL_EARLY (diagnostics, for measuring; when set it decides for every
+// efconvert of the process, whatever gl-contexts says):
+//   display    the display at NULL -> READY, no context before caps
+//              (gl-contexts=0's behaviour);
+//   context    also the GL context at READY -> PAUSED, from a pool of 1:
+//              every decoder and efconvert of the pipeline shares one
+//              context and GL thread (as glimagesink's upstream shares the
+//              sink's): gl-contexts=1;
+//   context:K  the same over a pool of K contexts: gl-contexts=K;
+//   none       the display and context found when caps are set, as before
+//              efconvert looked early.
 #pragma once
 
 #include <gst/gst.h>
