@@ -77,6 +77,7 @@ struct Options {
   bool app_display = false;  // one GstGLDisplay set on the pipeline by the program
   bool gpu_timing = false;   // efconvert gpu-timing=true
   int gl_contexts = -1;      // efconvert gl-contexts (-1: left at its default)
+  bool letterbox = false;    // efconvert letterbox=true (its default; the stock chains stretch)
   std::string label;
   double seconds = 3.0;
   int warmup = 10;
@@ -117,6 +118,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.gpu_timing = value == "1" || value == "true";
     else if (key == "gl-contexts")
       o.gl_contexts = std::stoi(value);
+    else if (key == "letterbox")
+      o.letterbox = value == "1" || value == "true";
     else if (key == "label")
       o.label = value;
     else if (key == "json")
@@ -139,18 +142,19 @@ std::string output_caps(const Options &o) {
 }
 
 // The chain of branch i between its source and its sink ("" for none).
-// glcolorscale stretches (it cannot letterbox), so efconvert stretches too.
+// glcolorscale stretches (it cannot letterbox), so efconvert stretches too,
+// unless --letterbox=1 (efconvert's default: 1080p into 640x360 and borders,
+// an exact 3:1 reduction).
 std::string chain_of(const Options &o, int i) {
   const std::string caps = " ! capsfilter caps=\"" + output_caps(o) + "\"";
-  const std::string name = " name=conv" + std::to_string(i);
+  const std::string name =
+      " name=conv" + std::to_string(i) + (o.letterbox ? " letterbox=true" : " letterbox=false");
   if (o.chain == "efconvert-gl")
-    return "efconvert" + name +
-           " backend=gl letterbox=false readback-depth=" + std::to_string(o.depth) +
+    return "efconvert" + name + " backend=gl readback-depth=" + std::to_string(o.depth) +
            " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
            (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
   if (o.chain == "efconvert-cpu")
-    return "efconvert" + name +
-           " backend=cpu letterbox=false n-threads=" + std::to_string(o.n_threads) + caps;
+    return "efconvert" + name + " backend=cpu n-threads=" + std::to_string(o.n_threads) + caps;
   if (o.chain == "stock" && gl_input(o)) {
     const std::string scaled =
         "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBA ! glcolorscale ! "
@@ -721,6 +725,8 @@ void report(const Options &o, const std::vector<Share> &shares) {
   if (o.gl_contexts >= 0 && o.chain == "efconvert-gl")
     setting +=
         std::string(setting.empty() ? "" : " ") + "gl-contexts=" + std::to_string(o.gl_contexts);
+  if (o.letterbox && o.chain.rfind("efconvert", 0) == 0)
+    setting += std::string(setting.empty() ? "" : " ") + "letterbox=true";
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
   j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source
@@ -767,7 +773,7 @@ int main(int argc, char **argv) {
         "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N "
         "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
         "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-        "[--gl-contexts=K] [--label=NAME] [--json=FILE]\n");
+        "[--gl-contexts=K] [--letterbox=1] [--label=NAME] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

@@ -10,6 +10,7 @@
 // writes are not ordered before its caller's reads.
 // The standard headers come first: Check's fail() macro breaks <ios>.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -123,6 +124,75 @@ GST_END_TEST;
 
 namespace {
 
+// Waits until pred() holds, up to 10 s; false when it never did.
+template <typename P>
+bool eventually(P pred) {
+  for (int i = 0; i < 10000 && !pred(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return pred();
+}
+
+}  // namespace
+
+// With every CPU running jobs (as many callers as CPUs, and the helpers
+// their rounds woke), a caller's round wakes no helper: there is no room
+// for one, and each woken one would only take the lock and sleep again
+// (what made 16 elements on 16 CPUs run their CPUs 45 % busy). Every job
+// blocks until the end, so who runs what is fixed: each round has two jobs
+// and a cap of two threads, so a caller and at most one helper.
+GST_START_TEST(test_no_helper_woken_when_cpus_are_busy) {
+  const unsigned n = cpus();
+  if (n < 2) {
+    std::printf("one CPU: no helpers, nothing to check\n");
+    return;
+  }
+  std::atomic<unsigned> inside{0};
+  std::atomic<bool> go{false};
+  auto job = [&](size_t) {
+    ++inside;
+    while (!go.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  cpu::Pool probe(2);  // keeps the process's helpers between the callers
+  std::vector<std::thread> callers;
+  auto start_caller = [&] {
+    callers.emplace_back([&] {
+      cpu::Pool pool(2);
+      pool.run(2, job);
+    });
+  };
+  // Callers one after another until the jobs running fill the CPUs.
+  while (inside.load() < n) {
+    const unsigned before = inside.load();
+    const uint64_t woken = probe.helper_wakeups();
+    start_caller();
+    // The caller is in its job; a helper it woke joins the other one.
+    const unsigned expect = before + 1 + unsigned(probe.helper_wakeups() > woken);
+    fail_unless(eventually([&] { return inside.load() >= before + 1; }),
+                "a caller never started its job");
+    fail_unless(eventually([&] {
+                  return inside.load() >= before + 1 + unsigned(probe.helper_wakeups() > woken);
+                }),
+                "a woken helper never joined a round with a job left (%u inside, %u expected)",
+                inside.load(), expect);
+  }
+  const uint64_t woken = probe.helper_wakeups();
+  const unsigned before = inside.load();
+  start_caller();
+  fail_unless(eventually([&] { return inside.load() > before; }), "the last caller never ran");
+  const uint64_t extra = probe.helper_wakeups() - woken;
+  go.store(true);
+  for (std::thread &t : callers)
+    t.join();
+  fail_unless(extra == 0,
+              "a round woke %" G_GUINT64_FORMAT
+              " helpers with all %u CPUs running jobs (%u inside)",
+              extra, n, before);
+}
+GST_END_TEST;
+
+namespace {
+
 using Frame = ef::test::SentinelFrame;
 
 struct Case {
@@ -198,6 +268,7 @@ static Suite *cpu_pool_suite() {
   tcase_add_test(tc, test_one_caller_is_helped);
   tcase_add_test(tc, test_many_callers);
   tcase_add_test(tc, test_pools_come_and_go);
+  tcase_add_test(tc, test_no_helper_woken_when_cpus_are_busy);
   tcase_add_test(tc, test_conversions_at_once);
   suite_add_tcase(s, tc);
   return s;

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "frames.hpp"
+#ifdef EF_COUNT_ALLOCATIONS
+#include "alloc_count.hpp"
+#endif
 
 using namespace ef::test;
 
@@ -157,6 +160,38 @@ GST_START_TEST(test_closed_fd_error_code) {
 }
 GST_END_TEST;
 
+#ifdef EF_COUNT_ALLOCATIONS
+// A memory without an identity asked again (a GL input's every frame, in
+// efconvert's identity meta) allocates nothing: the memo's error message is
+// copied only for a caller that asks for the error (it was, every frame).
+GST_START_TEST(test_no_identity_allocates_nothing) {
+  GstVideoInfo info = rgba_info();
+  int fd = make_memfd("ef-no-identity", info.size);
+  GstBuffer *buf = fd_frame(fd, info, 1);
+  close(fd);
+  GstMemory *mem = gst_buffer_peek_memory(buf, 0);
+  GstEfIdentity id;
+  fail_if(gst_ef_memory_get_identity(mem, &id, nullptr));  // derived and kept
+  // No Check assertion inside the count: each sends its location to the
+  // parent process, which allocates.
+  int found = 0;
+  const uint64_t before = ef::bench::thread_allocations();
+  for (int i = 0; i < 100; ++i)
+    found += gst_ef_memory_get_identity(mem, &id, nullptr);
+  const uint64_t made = ef::bench::thread_allocations() - before;
+  fail_unless_equals_int(found, 0);
+  fail_unless_equals_uint64(made, 0);
+  GError *error = nullptr;  // asked for, the message is still there
+  fail_if(gst_ef_memory_get_identity(mem, &id, &error));
+  fail_unless(g_error_matches(error, GST_EF_IDENTITY_ERROR, GST_EF_IDENTITY_ERROR_CLOSED) &&
+                  std::strlen(error->message) > 0,
+              "%s", error ? error->message : "no error");
+  g_clear_error(&error);
+  gst_buffer_unref(buf);
+}
+GST_END_TEST;
+#endif
+
 GST_START_TEST(test_non_buffer_fd_refused) {
   int p[2];
   fail_unless_equals_int(pipe(p), 0);
@@ -265,6 +300,9 @@ static Suite *meta_suite() {
   Suite *s = suite_create("identity_meta");
   TCase *tc = tcase_create("meta");
   tcase_add_test(tc, test_memfd_identity_is_inode);
+#ifdef EF_COUNT_ALLOCATIONS
+  tcase_add_test(tc, test_no_identity_allocates_nothing);
+#endif
   tcase_add_test(tc, test_rewrapped_fd_same_identity);
   tcase_add_test(tc, test_system_memory_is_host_ptr);
   tcase_add_test(tc, test_non_buffer_fd_refused);

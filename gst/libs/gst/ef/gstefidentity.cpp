@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "ef/identity.hpp"
 
@@ -96,13 +97,29 @@ gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity, GEr
   // replaced, so no thread can be left holding a freed one.
   static std::mutex memo_lock;
   auto *mo = GST_MINI_OBJECT(mem);
-  std::optional<ef::Result<ef::BufferIdentity>> result;
+  // What the memo says, taken under the lock: the identity, or the error's
+  // code and, only where the caller asks for it, its message. A memory
+  // without an identity (every frame of a GL input) then allocates nothing.
+  std::optional<ef::BufferIdentity> found;
+  int code = 0;
+  std::string message;
+  auto take = [&](const Memo &memo) {
+    if (memo.result) {
+      found = memo.result.value();
+      return;
+    }
+    code = memo.result.error().code;
+    if (error)
+      message = memo.result.error().message;
+  };
+  bool known;
   {
     std::lock_guard lock(memo_lock);
-    if (auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(mo, memo_quark())))
-      result = memo->result;
+    auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(mo, memo_quark()));
+    if ((known = memo != nullptr))
+      take(*memo);
   }
-  if (!result) {
+  if (!known) {
     ef::Result<ef::BufferIdentity> derived = derive(mem);  // syscalls: not under the lock
     std::lock_guard lock(memo_lock);
     auto *memo = static_cast<Memo *>(gst_mini_object_get_qdata(mo, memo_quark()));
@@ -111,15 +128,14 @@ gboolean gst_ef_memory_get_identity(GstMemory *mem, GstEfIdentity *identity, GEr
       gst_mini_object_set_qdata(mo, memo_quark(), memo,
                                 [](gpointer p) { delete static_cast<Memo *>(p); });
     }
-    result = memo->result;
+    take(*memo);
   }
-  if (!*result) {
-    g_set_error(error, GST_EF_IDENTITY_ERROR, error_code(result->error().code), "%s",
-                result->error().message.c_str());
+  if (!found) {
+    g_set_error(error, GST_EF_IDENTITY_ERROR, error_code(code), "%s", message.c_str());
     return FALSE;
   }
-  identity->id = result->value().id;
-  identity->kind = static_cast<guint32>(result->value().kind);
+  identity->id = found->id;
+  identity->kind = static_cast<guint32>(found->kind);
   identity->_reserved = 0;
   return TRUE;
 }

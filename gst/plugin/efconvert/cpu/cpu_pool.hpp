@@ -58,6 +58,8 @@ class Pool {
   // should come first. One caller at a time a Pool; any number of Pools at
   // once.
   void run(size_t n, JobRef job);
+  // Helpers woken for rounds so far, by every Pool of the process (tests).
+  uint64_t helper_wakeups() const;
 
  private:
   unsigned threads_;
