@@ -19,10 +19,10 @@
 
 #include <atomic>
 #include <cstddef>
-#include <deque>
 #include <functional>
 
 #include "backend.hpp"
+#include "common/fifo.hpp"
 #include "common/frame_errors.hpp"
 #include "drain_thread.hpp"
 
@@ -88,7 +88,7 @@ class HeldOutputs {
 
   void counted() { count_.store(held_.size()); }
 
-  std::deque<Held> held_;         // oldest first
+  Fifo<Held> held_;               // oldest first
   std::atomic<size_t> count_{0};  // held_.size(), for any()
   bool last_in_flight_ = false;
   bool primed_ = true;  // false from a flush until an output went out

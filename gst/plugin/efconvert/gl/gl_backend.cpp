@@ -15,7 +15,6 @@
 #include <functional>
 #include <span>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +23,7 @@
 #include <gst/ef/gstef.h>
 
 #include "common/egl_import.hpp"
+#include "common/fifo.hpp"
 #include "common/frame_importer.hpp"
 #include "common/frame_layout.hpp"
 #include "common/texture_uploader.hpp"
@@ -849,7 +849,7 @@ class GlBackend : public ConvertBackend {
     GstBuffer *out;
     BufferPtr in;
   };
-  std::deque<InFlight> flight_;
+  Fifo<InFlight> flight_;
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
   // Hand-overs to the GL thread, time spent there, of it waiting for the
   // GPU, and the streaming thread's waits for the GPU.

@@ -15,10 +15,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <vector>
 
+#include "common/fifo.hpp"
 #include "ef/result.hpp"
 #include "gl_fence.hpp"
 
@@ -162,7 +162,7 @@ class ReadbackRing {
   unsigned fbo_ = 0;
   std::vector<Pack> free_;
   Pack pending_;  // pass_buffer()'s, until start_written()
-  std::deque<InFlight> flight_;
+  Fifo<InFlight> flight_;
   uint64_t next_seq_ = 0;
 };
 
