@@ -191,6 +191,63 @@ GST_START_TEST(test_no_helper_woken_when_cpus_are_busy) {
 }
 GST_END_TEST;
 
+// With callers (each converting a frame of its own, helped or not) in run()
+// on more than half the CPUs, a round takes no helper even where CPUs are
+// free: a helper there is soon preempted by a caller coming back, and its
+// round's caller waits for it (16 elements on 16 CPUs ran 57 % busy). The
+// pool plans for 8 CPUs (EF_CPU_POOL_CPUS) whatever this machine has; every
+// job blocks until the end, so who runs what is fixed.
+GST_START_TEST(test_no_helper_with_callers_on_half_the_cpus) {
+  g_setenv("EF_CPU_POOL_CPUS", "8", TRUE);
+  std::atomic<unsigned> inside{0};
+  std::atomic<bool> go{false};
+  auto job = [&](size_t) {
+    ++inside;
+    while (!go.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  cpu::Pool probe(8);  // the process's helpers, planned for 8 CPUs
+  std::vector<std::thread> callers;
+  auto start = [&](unsigned cap) {
+    callers.emplace_back([&job, cap] {
+      cpu::Pool pool(cap);
+      pool.run(2, job);
+    });
+  };
+  // Three callers alone (n-threads=1: no helper, one job at a time).
+  for (int i = 0; i < 3; ++i)
+    start(1);
+  fail_unless(eventually([&] { return inside.load() == 3; }), "%u of 3 callers in a job",
+              inside.load());
+  // A fourth that may be helped: 4 callers on 8 CPUs, half, so a helper
+  // joins it.
+  uint64_t woken = probe.helper_wakeups();
+  start(8);
+  const bool helped = eventually([&] { return inside.load() == 5; });
+  const uint64_t first = probe.helper_wakeups() - woken;
+  // A fifth: 5 callers on 8 CPUs, more than half: none, though 3 are free.
+  woken = probe.helper_wakeups();
+  start(8);
+  const bool ran = eventually([&] { return inside.load() >= 6; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for a late join
+  const unsigned settled = inside.load();
+  const uint64_t second = probe.helper_wakeups() - woken;
+  go.store(true);
+  for (std::thread &t : callers)
+    t.join();
+  g_unsetenv("EF_CPU_POOL_CPUS");
+  fail_unless(helped && first == 1,
+              "with callers on half the CPUs a round was not helped (%" G_GUINT64_FORMAT
+              " woken, %u inside)",
+              first, inside.load());
+  fail_unless(ran, "the fifth caller never ran");
+  fail_unless(second == 0 && settled == 6,
+              "with callers on more than half the CPUs a round woke %" G_GUINT64_FORMAT
+              " helpers (%u threads in jobs, 6 without a helper)",
+              second, settled);
+}
+GST_END_TEST;
+
 namespace {
 
 using Frame = ef::test::SentinelFrame;
@@ -269,6 +326,7 @@ static Suite *cpu_pool_suite() {
   tcase_add_test(tc, test_many_callers);
   tcase_add_test(tc, test_pools_come_and_go);
   tcase_add_test(tc, test_no_helper_woken_when_cpus_are_busy);
+  tcase_add_test(tc, test_no_helper_with_callers_on_half_the_cpus);
   tcase_add_test(tc, test_conversions_at_once);
   suite_add_tcase(s, tc);
   return s;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -24,6 +25,17 @@ unsigned online_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// EF_CPU_POOL_CPUS=N: the pool plans for N CPUs (N - 1 helpers) whatever
+// the machine has (tests, and measuring).
+unsigned pool_cpus() {
+  if (const char *v = std::getenv("EF_CPU_POOL_CPUS")) {
+    const long n = std::strtol(v, nullptr, 10);
+    if (n >= 1 && n <= 1024)
+      return unsigned(n);
+  }
+  return online_cpus();
+}
+
 }  // namespace
 
 // The process's helper threads and the rounds open to them.
@@ -37,7 +49,7 @@ class Workers {
     std::lock_guard guard(lock);
     std::shared_ptr<Workers> workers = shared.lock();
     if (!workers) {
-      workers = std::make_shared<Workers>(online_cpus());
+      workers = std::make_shared<Workers>(pool_cpus());
       shared = workers;
     }
     return workers;
@@ -72,6 +84,7 @@ class Workers {
 
   void run(size_t n, JobRef job, unsigned cap) {
     const size_t helpers = std::min({threads_.size(), size_t(cap > 1 ? cap - 1 : 0), n - 1});
+    Caller caller(callers_);
     if (helpers == 0) {
       for (size_t i = 0; i < n; ++i)
         job(i);
@@ -82,12 +95,11 @@ class Workers {
     {
       std::lock_guard guard(mutex_);
       ++busy_;
-      // Only helpers that may join: with every CPU running bands (many
-      // elements converting at once) none is woken, where each woken one
-      // would only take the lock, find no room and sleep again (16
-      // elements on 16 CPUs: the CPUs 45 % busy, a third of the frames of
-      // n-threads=1, on the H200 host).
-      wake = std::min<size_t>(helpers, cpus_ > busy_ ? cpus_ - busy_ : 0);
+      // Only helpers that may join (room()): none is woken where each would
+      // only take the lock, find no room and sleep again (16 elements on 16
+      // CPUs: the CPUs 45 % busy, a third of the frames of n-threads=1, on
+      // the H200 host).
+      wake = std::min(helpers, room());
       if (wake > 0)
         open_.push_back(&round);
     }
@@ -126,10 +138,34 @@ class Workers {
       (*round.job)(i);
   }
 
-  // A round with jobs left and room for a helper, oldest first; none while
-  // as many threads as CPUs run bands. Under mutex_.
+  // A caller in run(), counted for as long as it is there.
+  class Caller {
+   public:
+    explicit Caller(std::atomic<unsigned> &count) : count_(count) { ++count_; }
+    ~Caller() { --count_; }
+    Caller(const Caller &) = delete;
+    Caller &operator=(const Caller &) = delete;
+
+   private:
+    std::atomic<unsigned> &count_;
+  };
+
+  // How many more threads may run jobs: the CPUs not running any, and none
+  // where callers (each converting a frame of its own, helped or not) are
+  // in run() on more than half the CPUs. There a helper that joins a round
+  // is soon preempted by a caller coming back, and the round's caller waits
+  // for it at the end: 16 elements on 16 CPUs ran the CPUs 57 % busy with
+  // helpers. Under mutex_.
+  size_t room() const {
+    if (size_t(callers_.load()) * 2 > cpus_)
+      return 0;
+    return cpus_ > busy_ ? cpus_ - busy_ : 0;
+  }
+
+  // A round with jobs left and room for a helper, oldest first. Under
+  // mutex_.
   Round *joinable() {
-    if (busy_ >= cpus_)
+    if (room() == 0)
       return nullptr;
     for (Round *r : open_)
       if (r->joined < r->helpers && r->next.load(std::memory_order_relaxed) < r->n)
@@ -160,8 +196,9 @@ class Workers {
   std::atomic<uint64_t> wakeups_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<Round *> open_;  // oldest first
-  unsigned busy_ = 0;          // threads running jobs: callers in run() and helpers
+  std::vector<Round *> open_;         // oldest first
+  unsigned busy_ = 0;                 // threads running jobs: callers with helpers, and helpers
+  std::atomic<unsigned> callers_{0};  // callers in run(), helped or not
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
