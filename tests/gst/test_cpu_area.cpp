@@ -20,6 +20,7 @@
 #include "efconvert/cpu/cpu_area.hpp"
 #include "efconvert/cpu/cpu_box.hpp"
 #include "efconvert/cpu/cpu_up2.hpp"
+#include "simd_level.hpp"
 
 #include <gst/check/gstcheck.h>
 
@@ -346,4 +347,9 @@ static Suite *cpu_area_suite() {
   return s;
 }
 
-GST_CHECK_MAIN(cpu_area);
+int main(int argc, char **argv) {
+  gst_check_init(&argc, &argv);
+  if (const int skip = ef::test::skip_unless_simd_as_asked())
+    return skip;
+  return gst_check_run_suite(cpu_area_suite(), "cpu_area", __FILE__);
+}

@@ -27,6 +27,7 @@
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cpu/cpu_range.hpp"
 #include "sanitized.hpp"
+#include "simd_level.hpp"
 
 using namespace ef::gst;
 using ef::test::OneIn;
@@ -1082,9 +1083,14 @@ GST_START_TEST(test_tensor_kernel) {
         n.zero_point = std::abs(n.zero_point);
       for (unsigned channels : {3u, 1u}) {
         const cpu::TensorKernel kernel(type, n, channels);
-        if (round == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-            __builtin_cpu_supports("f16c"))
-          fail_unless(kernel.vectorised(), "the defaults run the vector path");
+        // The vector path where AVX2 is allowed (EF_CPU_SIMD), the scalar
+        // one where it is not.
+        if (round == 0)
+          fail_unless(kernel.vectorised() ==
+                          (cpu::simd() == cpu::Simd::Avx2 && __builtin_cpu_supports("fma") &&
+                           __builtin_cpu_supports("f16c")),
+                      "the defaults run the %s path at EF_CPU_SIMD level %s",
+                      kernel.vectorised() ? "vector" : "scalar", cpu::simd_name(cpu::simd()));
         // The 8-bit values, and the same as floats (a deep source's path),
         // against the same formula.
         std::vector<uint8_t> from_bytes(in.size() * kernel.element_bytes());
@@ -1278,4 +1284,9 @@ static Suite *cpu_converter_suite() {
   return s;
 }
 
-GST_CHECK_MAIN(cpu_converter);
+int main(int argc, char **argv) {
+  gst_check_init(&argc, &argv);
+  if (const int skip = ef::test::skip_unless_simd_as_asked())
+    return skip;
+  return gst_check_run_suite(cpu_converter_suite(), "cpu_converter", __FILE__);
+}

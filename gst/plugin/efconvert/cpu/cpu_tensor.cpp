@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu_tensor.hpp"
 
+#include "cpu_simd.hpp"
 #include "efconvert/tensor_values.hpp"
 
 #include <algorithm>
@@ -36,9 +37,10 @@ bool quantised(TensorType type) {
 #ifdef EF_TENSOR_AVX2
 #define EF_TENSOR_TARGET __attribute__((target("avx2,fma,f16c")))
 
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                           __builtin_cpu_supports("f16c");
+// AVX2 as cpu_simd.hpp allows it, with FMA and F16C.
+bool have_avx2_fma() {
+  static const bool have =
+      simd() >= Simd::Avx2 && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return have;
 }
 
@@ -258,7 +260,7 @@ TensorKernel::TensorKernel(TensorType type, const TensorNorm &norm, unsigned cha
       lanes_[c].offset[j] = offset_[channel];
     }
 #ifdef EF_TENSOR_AVX2
-  simd_ = have_avx2();
+  simd_ = have_avx2_fma();
   // The vector path quantises in float: it runs only where it gives every
   // value the table holds, and where each lies well within int32 (its
   // conversion, the zero point added, must not wrap before the packs clamp).
