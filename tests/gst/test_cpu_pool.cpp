@@ -132,6 +132,41 @@ bool eventually(P pred) {
   return pred();
 }
 
+// Callers, each on a Pool of its own, in a round of two jobs that block
+// until release(): who runs what stays fixed while the test looks.
+struct BlockedCallers {
+  std::atomic<unsigned> inside{0};  // threads in a job, callers and helpers
+  std::atomic<bool> go{false};
+  std::vector<std::thread> callers;
+
+  // One more caller, on a Pool capped at `cap` threads.
+  void start(unsigned cap) {
+    callers.emplace_back([this, cap] {
+      auto job = [this](size_t) {
+        ++inside;
+        while (!go.load())
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      };
+      cpu::Pool pool(cap);
+      pool.run(2, job);
+    });
+  }
+
+  // Whether `n` threads came to be in jobs, within eventually()'s time.
+  bool reach(unsigned n) {
+    return eventually([&] { return inside.load() >= n; });
+  }
+
+  void release() {
+    go.store(true);
+    for (std::thread &t : callers)
+      t.join();
+    callers.clear();
+  }
+
+  ~BlockedCallers() { release(); }  // a joinable std::thread destroyed is std::terminate
+};
+
 }  // namespace
 
 // With every CPU running jobs (as many callers as CPUs, and the helpers
@@ -146,44 +181,29 @@ GST_START_TEST(test_no_helper_woken_when_cpus_are_busy) {
     std::printf("one CPU: no helpers, nothing to check\n");
     return;
   }
-  std::atomic<unsigned> inside{0};
-  std::atomic<bool> go{false};
-  auto job = [&](size_t) {
-    ++inside;
-    while (!go.load())
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
   cpu::Pool probe(2);  // keeps the process's helpers between the callers
-  std::vector<std::thread> callers;
-  auto start_caller = [&] {
-    callers.emplace_back([&] {
-      cpu::Pool pool(2);
-      pool.run(2, job);
-    });
-  };
+  BlockedCallers blocked;
   // Callers one after another until the jobs running fill the CPUs.
-  while (inside.load() < n) {
-    const unsigned before = inside.load();
+  while (blocked.inside.load() < n) {
+    const unsigned before = blocked.inside.load();
     const uint64_t woken = probe.helper_wakeups();
-    start_caller();
+    blocked.start(2);
     // The caller is in its job; a helper it woke joins the other one.
     const unsigned expect = before + 1 + unsigned(probe.helper_wakeups() > woken);
-    fail_unless(eventually([&] { return inside.load() >= before + 1; }),
-                "a caller never started its job");
+    fail_unless(blocked.reach(before + 1), "a caller never started its job");
     fail_unless(eventually([&] {
-                  return inside.load() >= before + 1 + unsigned(probe.helper_wakeups() > woken);
+                  return blocked.inside.load() >=
+                         before + 1 + unsigned(probe.helper_wakeups() > woken);
                 }),
                 "a woken helper never joined a round with a job left (%u inside, %u expected)",
-                inside.load(), expect);
+                blocked.inside.load(), expect);
   }
   const uint64_t woken = probe.helper_wakeups();
-  const unsigned before = inside.load();
-  start_caller();
-  fail_unless(eventually([&] { return inside.load() > before; }), "the last caller never ran");
+  const unsigned before = blocked.inside.load();
+  blocked.start(2);
+  fail_unless(blocked.reach(before + 1), "the last caller never ran");
   const uint64_t extra = probe.helper_wakeups() - woken;
-  go.store(true);
-  for (std::thread &t : callers)
-    t.join();
+  blocked.release();
   fail_unless(extra == 0,
               "a round woke %" G_GUINT64_FORMAT
               " helpers with all %u CPUs running jobs (%u inside)",
@@ -199,47 +219,32 @@ GST_END_TEST;
 // job blocks until the end, so who runs what is fixed.
 GST_START_TEST(test_no_helper_with_callers_on_half_the_cpus) {
   g_setenv("EF_CPU_POOL_CPUS", "8", TRUE);
-  std::atomic<unsigned> inside{0};
-  std::atomic<bool> go{false};
-  auto job = [&](size_t) {
-    ++inside;
-    while (!go.load())
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
   cpu::Pool probe(8);  // the process's helpers, planned for 8 CPUs
-  std::vector<std::thread> callers;
-  auto start = [&](unsigned cap) {
-    callers.emplace_back([&job, cap] {
-      cpu::Pool pool(cap);
-      pool.run(2, job);
-    });
-  };
+  BlockedCallers blocked;
   // Three callers alone (n-threads=1: no helper, one job at a time).
   for (int i = 0; i < 3; ++i)
-    start(1);
-  fail_unless(eventually([&] { return inside.load() == 3; }), "%u of 3 callers in a job",
-              inside.load());
+    blocked.start(1);
+  fail_unless(blocked.reach(3) && blocked.inside.load() == 3, "%u of 3 callers in a job",
+              blocked.inside.load());
   // A fourth that may be helped: 4 callers on 8 CPUs, half, so a helper
   // joins it.
   uint64_t woken = probe.helper_wakeups();
-  start(8);
-  const bool helped = eventually([&] { return inside.load() == 5; });
+  blocked.start(8);
+  const bool helped = blocked.reach(5);
   const uint64_t first = probe.helper_wakeups() - woken;
   // A fifth: 5 callers on 8 CPUs, more than half: none, though 3 are free.
   woken = probe.helper_wakeups();
-  start(8);
-  const bool ran = eventually([&] { return inside.load() >= 6; });
+  blocked.start(8);
+  const bool ran = blocked.reach(6);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for a late join
-  const unsigned settled = inside.load();
+  const unsigned settled = blocked.inside.load();
   const uint64_t second = probe.helper_wakeups() - woken;
-  go.store(true);
-  for (std::thread &t : callers)
-    t.join();
+  blocked.release();
   g_unsetenv("EF_CPU_POOL_CPUS");
   fail_unless(helped && first == 1,
               "with callers on half the CPUs a round was not helped (%" G_GUINT64_FORMAT
               " woken, %u inside)",
-              first, inside.load());
+              first, blocked.inside.load());
   fail_unless(ran, "the fifth caller never ran");
   fail_unless(second == 0 && settled == 6,
               "with callers on more than half the CPUs a round woke %" G_GUINT64_FORMAT

@@ -210,6 +210,74 @@ GST_START_TEST(test_bad_settings_refused) {
 }
 GST_END_TEST;
 
+namespace {
+
+const GstVideoInfo kOddNv12 = video_info(GST_VIDEO_FORMAT_NV12, 193, 107);
+
+// Negotiates `out_caps` of odd NV12 frames and pushes three of them, as a
+// source would: each is not-negotiated. The pad sends the refused caps
+// event again before every later frame and serialized query, each a call
+// of set_caps with the same caps. The ERROR messages posted meanwhile, each
+// of which must name `says`.
+int refusals_posted(GstHarness *h, GstBus *bus, const char *out_caps, const char *says) {
+  gst_harness_set_caps(h, caps_for(kOddNv12), gst_caps_from_string(out_caps));
+  for (int frame = 0; frame < 3; ++frame)
+    fail_unless_equals_int(
+        gst_harness_push(h, gst_buffer_new_allocate(nullptr, kOddNv12.size, nullptr)),
+        GST_FLOW_NOT_NEGOTIATED);
+  int errors = 0;
+  while (GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError *error = nullptr;
+    gst_message_parse_error(msg, &error, nullptr);
+    fail_unless(strstr(error->message, says) != nullptr, "\"%s\" does not say \"%s\"",
+                error->message, says);
+    ++errors;
+    g_error_free(error);
+    gst_message_unref(msg);
+  }
+  return errors;
+}
+
+// `props` refused for `out_caps`: one ERROR, and one again after a restart
+// (a new negotiation).
+void expect_refused_once(const char *props, const char *out_caps, const char *says) {
+  GstHarness *h = gst_harness_new_parse((std::string("efconvert backend=cpu ") + props).c_str());
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(refusals_posted(h, bus, out_caps, says), 1);
+  gst_element_set_state(h->element, GST_STATE_NULL);
+  gst_element_set_state(h->element, GST_STATE_PLAYING);
+  fail_unless_equals_int(refusals_posted(h, bus, out_caps, says), 1);
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+
+}  // namespace
+
+// A refusal at negotiation is one ERROR on the bus, however often the
+// refused caps come again.
+GST_START_TEST(test_refusal_posted_once) {
+  constexpr const char *kUint8 =
+      "other/tensors, format=static, num_tensors=1, types=uint8, dimensions=3:97:61:1";
+  expect_refused_once("quant-zero-point=-14", kUint8,
+                      "quant-zero-point -14 lies outside uint8 (0 to 255)");
+  expect_refused_once("mean=<1,2,3>", "other/tensors, types=float32, dimensions=1:32:32:1",
+                      "mean has 3 values");
+  expect_refused_once("std=<1,2,3>", "other/tensors, types=float32, dimensions=1:32:32:1",
+                      "std has 3 values");
+  expect_refused_once("std=<0.001>", "other/tensors, types=float16, dimensions=3:32:32:1",
+                      "beyond float16");
+  expect_refused_once("", "other/tensors, types=float32, dimensions=3:32:32:2", "a batch of 1");
+  // A setting changed is a new configuration: refused again, with its value.
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu quant-zero-point=-14");
+  GstBus *bus = attach_bus(h);
+  fail_unless_equals_int(refusals_posted(h, bus, kUint8, "quant-zero-point -14"), 1);
+  g_object_set(harness_element(h, "conv"), "quant-zero-point", -15, nullptr);
+  fail_unless_equals_int(refusals_posted(h, bus, kUint8, "quant-zero-point -15"), 1);
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_bad_caps_refused) {
   expect_refused("", "other/tensors, types=float32, dimensions=4:32:32:1",
                  "neither NHWC (C:W:H:1) nor NCHW");
@@ -588,6 +656,7 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_fixation);
   tcase_add_test(tc, test_bad_settings_refused);
   tcase_add_test(tc, test_bad_caps_refused);
+  tcase_add_test(tc, test_refusal_posted_once);
   tcase_add_test(tc, test_bad_setting_while_playing);
   tcase_add_test(tc, test_properties);
   tcase_add_test(tc, test_non_finite_values);

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "backend.hpp"
@@ -45,6 +46,24 @@ struct Settings {
   bool gpu_timing = false;  // GL timer queries (gpu-time-ns)
   guint gl_contexts = 0;    // > 0: the GL context from a pool of that many (gl_sharing)
   TensorSettings tensor;    // mean, std, quantisation, channel order, id
+  // Bumped by every change (a property, an orientation tag): caps refused
+  // under one revision are refused alike until it moves (RefusedCaps).
+  guint64 revision = 0;
+};
+
+// The caps set_caps last refused, and under which settings. The pad sends a
+// refused caps event again before every later buffer and serialized query
+// (each a set_caps with the same caps), and the refusal, posted the first
+// time, would be posted again each time: a retry of these caps under these
+// settings is refused without a word.
+struct RefusedCaps {
+  CapsPtr in, out;
+  guint64 revision = 0;
+
+  bool same(GstCaps *incaps, GstCaps *outcaps, guint64 settings_revision) const {
+    return revision == settings_revision && gst_caps_is_equal(in.get(), incaps) &&
+           gst_caps_is_equal(out.get(), outcaps);
+  }
 };
 
 struct ConvertState {
@@ -62,6 +81,7 @@ struct ConvertState {
   ObjectPtr<GstBufferPool> attach_pool;  // the tensors attach-tensor attaches
   BackendStats retired;                  // what replaced backends counted
   std::string reason;                    // why this backend, unless it says itself
+  std::optional<RefusedCaps> refused;    // forgotten by stop: a new run says it again
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif

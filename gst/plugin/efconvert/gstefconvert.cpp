@@ -315,15 +315,12 @@ GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateCh
   return ret;
 }
 
-gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
-  auto *self = GST_EF_CONVERT(trans);
+// The stream set_caps makes of `incaps` -> `outcaps` under `settings`; a
+// refusal is posted on the bus.
+gboolean configure_caps(GstEfConvert *self, const Settings &settings, GstCaps *incaps,
+                        GstCaps *outcaps) {
+  GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
   ConvertState &s = state_of(self);
-  // A renegotiation without a caps event (a property that changes the
-  // output, a reconfigure from downstream) replaces the backend: the frames
-  // it has in flight go first, under the caps they were made for (the base
-  // class sets the new source caps after this returns).
-  drain_held(self);
-  const Settings settings = copy_settings(s);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
   const SizeLimit limit = size_limit(GST_ELEMENT(self), s, settings, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
@@ -373,6 +370,29 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   gst_base_transform_set_in_place(trans, attached != nullptr);
   GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
                   s.backend->name());
+  return TRUE;
+}
+
+gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+  auto *self = GST_EF_CONVERT(trans);
+  ConvertState &s = state_of(self);
+  // A renegotiation without a caps event (a property that changes the
+  // output, a reconfigure from downstream) replaces the backend: the frames
+  // it has in flight go first, under the caps they were made for (the base
+  // class sets the new source caps after this returns).
+  drain_held(self);
+  const Settings settings = copy_settings(s);
+  if (s.refused && s.refused->same(incaps, outcaps, settings.revision)) {
+    GST_DEBUG_OBJECT(self, "refused again (posted once): %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+                     incaps, outcaps);
+    return FALSE;
+  }
+  if (!configure_caps(self, settings, incaps, outcaps)) {
+    s.refused = RefusedCaps{CapsPtr(gst_caps_ref(incaps)), CapsPtr(gst_caps_ref(outcaps)),
+                            settings.revision};
+    return FALSE;
+  }
+  s.refused.reset();
   return TRUE;
 }
 
@@ -581,7 +601,10 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
     GstVideoOrientationMethod method;
     if (gst_video_orientation_from_tag(tags, &method)) {
       std::lock_guard lock(s.lock);
-      s.settings.tag_direction = method;
+      if (s.settings.tag_direction != method) {
+        s.settings.tag_direction = method;
+        ++s.settings.revision;
+      }
     }
   }
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
@@ -594,6 +617,7 @@ gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   replace_backend(s, nullptr);
   gst_video_info_init(&s.in_info);
   s.out = OutputSpec();
+  s.refused.reset();
   {
     std::lock_guard lock(s.lock);
     s.shape = StreamShape();
@@ -837,6 +861,8 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
         break;
     }
+    if (refused.empty())
+      ++st.revision;
   }
   if (!refused.empty())
     refuse_value(object, pspec, refused);
