@@ -12,7 +12,7 @@
 // read-backs). One JSON object a run is appended to --json.
 //
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
-//     efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N
+//     efconvert-cpu|stock|none|bandwidth|compute --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
 //     [--gpu-timing=1] [--gl-contexts=K] [--label=NAME] [--json=FILE]
@@ -35,6 +35,11 @@
 // (glibc's fastest stores, which may skip reading the lines first, as
 // efconvert's do not): the bytes a conversion moves at no arithmetic, an
 // upper bound.
+// --chain=compute is the CPUs' limit, beside it: the sink of each branch
+// runs the box arithmetic of a letterboxed 1080p frame (efconvert's own
+// kernels, luma 3:1 and chroma 1.5:1, as many rows as a frame) on rows that
+// stay in L1, so no memory traffic at all: how a frame's arithmetic scales
+// from 1 to N streams on this machine's CPUs, the part bandwidth leaves out.
 // --gpu-timing=1 sets efconvert's gpu-timing (GL timer queries: gpu-time-ns;
 // off by default, as in the element). --gl-contexts=K sets efconvert's
 // gl-contexts (the GL contexts its elements share, taken at READY ->
@@ -64,6 +69,9 @@
 
 #include "frame_rings.hpp"
 #include "upload_run.hpp"
+#ifdef EF_BENCH_BOX
+#include "efconvert/cpu/cpu_box.hpp"
+#endif
 
 namespace {
 
@@ -291,6 +299,10 @@ class Streams {
   }
 
   std::string prepare() {
+#ifndef EF_BENCH_BOX
+    if (o_.chain == "compute")
+      return "--chain=compute needs efconvert's CPU kernels (a build with libyuv)";
+#endif
     if (o_.source == "gl") {
       gl_ = std::make_unique<ef::bench::ProgramGl>();
       if (!gl_->error.empty())
@@ -379,7 +391,9 @@ class Streams {
     return s;
   }
 
-  std::string renderer() const { return gl_ ? gl_->renderer : ""; }
+  std::string renderer() const {
+    return gl_ ? gl_->renderer : "";
+  }
 
   // How many GL contexts (each a GL thread) the pipeline's elements use:
   // the distinct ones they answer a local-context query with (GstGL's
@@ -460,7 +474,9 @@ class Streams {
       return GST_PAD_PROBE_OK;
     }
     GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-    if (!count->outputs.empty()) {
+    if (count->self->o_.chain == "compute") {
+      count->self->sink_sum_ += box_arithmetic();
+    } else if (!count->outputs.empty()) {
       move_bytes(buffer, *count);
     } else if (!gst_is_gl_memory(gst_buffer_peek_memory(buffer, 0))) {
       GstMapInfo map;
@@ -474,6 +490,22 @@ class Streams {
     }
     count->frames.fetch_add(1);
     return GST_PAD_PROBE_OK;
+  }
+
+  // --chain=compute: a letterboxed frame's box arithmetic on three source
+  // rows of luma and three of chroma pairs (11.5 KB: L1), 360 and 180 times.
+  static unsigned box_arithmetic() {
+#ifdef EF_BENCH_BOX
+    thread_local std::vector<uint8_t> luma(3 * 1920, 77), pairs(3 * 1920, 131), out(4 * 640);
+    for (int y = 0; y < 360; ++y)
+      ef::gst::cpu::box3_plane(luma.data(), 1920, out.data(), 640, 640, 1);
+    for (int y = 0; y < 180; ++y)
+      ef::gst::cpu::box32_uv(pairs.data(), 1920, out.data(), 640, out.data() + 1280, 640, 320, 1,
+                             true);
+    return out[640];
+#else
+    return 0;
+#endif
   }
 
   // --chain=bandwidth: the input's every cache line read, an output's
@@ -767,13 +799,13 @@ void report(const Options &o, const std::vector<Share> &shares) {
 int main(int argc, char **argv) {
   Options o;
   if (!parse(argc, argv, o)) {
-    std::fprintf(
-        stderr,
-        "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
-        "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth --output=rgb|glrgba --streams=N "
-        "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
-        "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-        "[--gl-contexts=K] [--letterbox=1] [--label=NAME] [--json=FILE]\n");
+    std::fprintf(stderr,
+                 "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
+                 "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth|compute "
+                 "--output=rgb|glrgba --streams=N "
+                 "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
+                 "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
+                 "[--gl-contexts=K] [--letterbox=1] [--label=NAME] [--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

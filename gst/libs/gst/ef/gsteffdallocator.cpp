@@ -55,6 +55,26 @@ static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
   return mem;
 }
 
+// GstFdMemory keeps a KEEP_MAPPED memory's mapping but changes its
+// protection (mprotect) whenever a map asks for access the mapping lacks:
+// a writer (efconvert maps WRITE) and a reader (a sink maps READ) taking
+// turns on a pooled buffer paid two mprotects of the whole buffer a frame,
+// and each one that takes write access away shoots down the TLB of every
+// CPU the process runs on (IPIs): with 16 streams on 16 CPUs those
+// interrupts held efconvert at half the frames the CPUs could convert.
+// Our fds are opened read-write, so the mapping is made read-write once
+// and every later map is a subset of it; the memory's own lock still
+// refuses a write map of a read-only memory. Where a read-write mapping
+// is refused (a memfd sealed against writing), the map asks for what the
+// caller asked.
+static GstMemoryMapFunction parent_mem_map = nullptr;
+
+static gpointer fd_allocator_mem_map(GstMemory *mem, gsize maxsize, GstMapFlags flags) {
+  if (gpointer data = parent_mem_map(mem, maxsize, GstMapFlags(flags | GST_MAP_READWRITE)))
+    return data;
+  return parent_mem_map(mem, maxsize, flags);
+}
+
 static void fd_allocator_finalize(GObject *object) {
   auto *self = GST_EF_FD_ALLOCATOR(object);
   if (self->heap_fd >= 0)
@@ -68,6 +88,9 @@ static void gst_ef_fd_allocator_class_init(GstEfFdAllocatorClass *klass) {
 }
 
 static void gst_ef_fd_allocator_init(GstEfFdAllocator *self) {
+  GstAllocator *allocator = GST_ALLOCATOR(self);
+  parent_mem_map = allocator->mem_map;  // GstFdAllocator's, set by its init
+  allocator->mem_map = fd_allocator_mem_map;
   self->heap_fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
 }
 
