@@ -35,7 +35,7 @@ SOURCES = {"gl": "GL-memory frames (an uploaded ring)",
            "testsrc": "one videotestsrc teed to every stream",
            "decoder": "nvh264dec to GL memory"}
 COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "stock": "#c0392b",
-           "none": "#8c8c8c", "bandwidth": "#000000"}
+           "none": "#8c8c8c", "bandwidth": "#000000", "compute": "#7f3fbf"}
 CPU_TARGET = 28000  # issue 19: system-memory streams, one process, 16 cores
 
 
@@ -52,6 +52,8 @@ def series_name(r):
         return ("source alone" if r["source"] != "decoder" else "decode alone") + settings_of(r)
     if chain == "bandwidth":
         return "memory's limit: the bytes of NV12 1080p → RGB 640² moved, no arithmetic"
+    if chain == "compute":
+        return "CPUs' limit: a letterboxed frame's box arithmetic, its rows in L1"
     out = "GL RGBA 640²" if r["output"] == "glrgba" else "RGB 640²"
     extra = ""
     if chain == "efconvert-gl" and r["output"] == "rgb":

@@ -139,16 +139,16 @@ struct BlockedCallers {
   std::atomic<bool> go{false};
   std::vector<std::thread> callers;
 
-  // One more caller, on a Pool capped at `cap` threads.
-  void start(unsigned cap) {
-    callers.emplace_back([this, cap] {
+  // One more caller, on a Pool capped at `cap` threads, with `jobs` jobs.
+  void start(unsigned cap, size_t jobs = 2) {
+    callers.emplace_back([this, cap, jobs] {
       auto job = [this](size_t) {
         ++inside;
         while (!go.load())
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
       };
       cpu::Pool pool(cap);
-      pool.run(2, job);
+      pool.run(jobs, job);
     });
   }
 
@@ -253,6 +253,34 @@ GST_START_TEST(test_no_helper_with_callers_on_half_the_cpus) {
 }
 GST_END_TEST;
 
+// A round takes its caller's share of the CPUs no caller runs on, not all
+// that are free: with one caller converting alone (n-threads=1) on 8 CPUs,
+// a second caller's round of 8 jobs takes (8 - 2) / 2 = 3 helpers, not 7
+// (the first of several rounds had taken every free CPU, the others none,
+// and each caller waited at the end of its round for the last of its many
+// helpers: 8 elements on 16 CPUs ran 48 % busy). Every job blocks until
+// the end, so who runs what is fixed.
+GST_START_TEST(test_helpers_shared_among_callers) {
+  g_setenv("EF_CPU_POOL_CPUS", "8", TRUE);
+  cpu::Pool probe(8);
+  BlockedCallers blocked;
+  blocked.start(1);
+  fail_unless(blocked.reach(1), "the caller alone never ran");
+  const uint64_t woken = probe.helper_wakeups();
+  blocked.start(8, 8);
+  const bool helped = blocked.reach(5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for a late join
+  const unsigned settled = blocked.inside.load();
+  const uint64_t wakeups = probe.helper_wakeups() - woken;
+  blocked.release();
+  g_unsetenv("EF_CPU_POOL_CPUS");
+  fail_unless(helped && settled == 5 && wakeups == 3,
+              "a round of 8 jobs beside one other caller on 8 CPUs: %u threads in jobs (5: two "
+              "callers and 3 helpers), %" G_GUINT64_FORMAT " helpers woken (3)",
+              settled, wakeups);
+}
+GST_END_TEST;
+
 namespace {
 
 using Frame = ef::test::SentinelFrame;
@@ -332,6 +360,7 @@ static Suite *cpu_pool_suite() {
   tcase_add_test(tc, test_pools_come_and_go);
   tcase_add_test(tc, test_no_helper_woken_when_cpus_are_busy);
   tcase_add_test(tc, test_no_helper_with_callers_on_half_the_cpus);
+  tcase_add_test(tc, test_helpers_shared_among_callers);
   tcase_add_test(tc, test_conversions_at_once);
   suite_add_tcase(s, tc);
   return s;
