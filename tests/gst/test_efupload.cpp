@@ -460,6 +460,32 @@ GST_START_TEST(test_size_limit_in_gst_launch) {
 }
 GST_END_TEST;
 
+// A refusal at set_caps is one ERROR on the bus, though the pad sends the
+// refused caps again before every frame (each a set_caps); a new run says
+// it again. YUY2 of odd width cannot become a GL texture.
+GST_START_TEST(test_refusal_posted_once) {
+  const GstVideoInfo odd = info_of(GST_VIDEO_FORMAT_YUY2, 33, 16);
+  GstHarness *h =
+      gst_harness_new_parse("efupload name=up ! video/x-raw(memory:GLMemory) ! gldownload");
+  GstBus *bus = attach_bus(h);  // before the caps: their first refusal counts
+  for (int run = 0; run < 2; ++run) {
+    gst_harness_set_caps(h, caps_for(odd), caps_for(odd));
+    for (int frame = 0; frame < 3; ++frame)
+      fail_unless_equals_int(
+          gst_harness_push(h, gst_buffer_new_allocate(nullptr, odd.size, nullptr)),
+          GST_FLOW_NOT_NEGOTIATED);
+    int errors = 0;
+    for (std::string e; !(e = pop_error(bus)).empty(); ++errors)
+      fail_unless(e.find("YUY2 of odd width 33") != std::string::npos, "%s", e.c_str());
+    fail_unless_equals_int(errors, 1);
+    gst_element_set_state(h->element, GST_STATE_NULL);  // a new run: said again
+    gst_element_set_state(h->element, GST_STATE_PLAYING);
+  }
+  release_bus(bus);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // Once efupload has its GL context, what it answers upstream for GL output
 // carries the context's texture limit.
 GST_START_TEST(test_caps_carry_gl_limit) {
@@ -494,6 +520,7 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_closed_fd);
   tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_unsupported_format);
+  tcase_add_test(tc, test_refusal_posted_once);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);
   tcase_add_test(tc, test_max_errors_never);

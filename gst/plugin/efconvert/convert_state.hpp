@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "common/refused_caps.hpp"
 #include "common/cache_capacity.hpp"
 #include "common/frame_errors.hpp"
 #include "common/gst_ptr.hpp"
@@ -47,23 +48,8 @@ struct Settings {
   guint gl_contexts = 0;    // > 0: the GL context from a pool of that many (gl_sharing)
   TensorSettings tensor;    // mean, std, quantisation, channel order, id
   // Bumped by every change (a property, an orientation tag): caps refused
-  // under one revision are refused alike until it moves (RefusedCaps).
+  // under one revision are refused alike until it moves (common/refused_caps).
   guint64 revision = 0;
-};
-
-// The caps set_caps last refused, and under which settings. The pad sends a
-// refused caps event again before every later buffer and serialized query
-// (each a set_caps with the same caps), and the refusal, posted the first
-// time, would be posted again each time: a retry of these caps under these
-// settings is refused without a word.
-struct RefusedCaps {
-  CapsPtr in, out;
-  guint64 revision = 0;
-
-  bool same(GstCaps *incaps, GstCaps *outcaps, guint64 settings_revision) const {
-    return revision == settings_revision && gst_caps_is_equal(in.get(), incaps) &&
-           gst_caps_is_equal(out.get(), outcaps);
-  }
 };
 
 struct ConvertState {
@@ -81,7 +67,7 @@ struct ConvertState {
   ObjectPtr<GstBufferPool> attach_pool;  // the tensors attach-tensor attaches
   BackendStats retired;                  // what replaced backends counted
   std::string reason;                    // why this backend, unless it says itself
-  std::optional<RefusedCaps> refused;    // forgotten by stop: a new run says it again
+  RefusedCaps refused;                   // forgotten by stop: a new run says it again
 #ifdef EF_HAVE_GSTGL
   ElementGlContext gl;
 #endif

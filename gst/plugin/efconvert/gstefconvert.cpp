@@ -317,8 +317,8 @@ GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateCh
 
 // The stream set_caps makes of `incaps` -> `outcaps` under `settings`; a
 // refusal is posted on the bus.
-gboolean configure_caps(GstEfConvert *self, const Settings &settings, GstCaps *incaps,
-                        GstCaps *outcaps) {
+static gboolean configure_caps(GstEfConvert *self, const Settings &settings, GstCaps *incaps,
+                               GstCaps *outcaps) {
   GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
   ConvertState &s = state_of(self);
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
@@ -382,18 +382,8 @@ gboolean gst_ef_convert_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCa
   // class sets the new source caps after this returns).
   drain_held(self);
   const Settings settings = copy_settings(s);
-  if (s.refused && s.refused->same(incaps, outcaps, settings.revision)) {
-    GST_DEBUG_OBJECT(self, "refused again (posted once): %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-                     incaps, outcaps);
-    return FALSE;
-  }
-  if (!configure_caps(self, settings, incaps, outcaps)) {
-    s.refused = RefusedCaps{CapsPtr(gst_caps_ref(incaps)), CapsPtr(gst_caps_ref(outcaps)),
-                            settings.revision};
-    return FALSE;
-  }
-  s.refused.reset();
-  return TRUE;
+  return s.refused.set_caps(GST_CAT_DEFAULT, GST_ELEMENT(self), settings.revision, incaps, outcaps,
+                            [&] { return configure_caps(self, settings, incaps, outcaps); });
 }
 
 gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *decide,
@@ -617,7 +607,7 @@ gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   replace_backend(s, nullptr);
   gst_video_info_init(&s.in_info);
   s.out = OutputSpec();
-  s.refused.reset();
+  s.refused.forget();
   {
     std::lock_guard lock(s.lock);
     s.shape = StreamShape();

@@ -21,6 +21,7 @@
 #include "common/gl_limits.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
+#include "common/refused_caps.hpp"
 #include "common/property_checks.hpp"
 #include "common/said_once.hpp"
 #include "common/size_limits.hpp"
@@ -102,6 +103,7 @@ struct UploadState {
   GlUploader gl;  // the GL output: imports, else uploads
   FrameErrors errors;
   UploadStats stats;
+  RefusedCaps refused;  // forgotten by stop: a new run says it again
 };
 
 }  // namespace
@@ -309,7 +311,8 @@ bool within_gl_limit(GstEfUpload *self, GstCaps *incaps) {
   return problem.empty() || refuse_caps(GST_ELEMENT(self), problem, incaps);
 }
 
-gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+// set_caps's checks and the stream they make; a refusal is posted.
+static gboolean configure_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_UPLOAD(trans);
   UploadState &s = state_of(self);
   GstCapsFeatures *f = gst_caps_get_features(outcaps, 0);
@@ -337,6 +340,12 @@ gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCap
   return GST_BASE_TRANSFORM_CLASS(parent_class)->set_caps(trans, incaps, outcaps);
 }
 
+gboolean gst_ef_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+  return state_of(trans).refused.set_caps(gst_ef_upload_debug, GST_ELEMENT(trans), 0, incaps,
+                                          outcaps,
+                                          [&] { return configure_caps(trans, incaps, outcaps); });
+}
+
 gboolean gst_ef_upload_propose_allocation(GstBaseTransform *, GstQuery *, GstQuery *query) {
   // Strides and plane offsets come from GstVideoMeta: padded decoder and
   // camera buffers are imported as they are.
@@ -362,6 +371,7 @@ gboolean gst_ef_upload_stop(GstBaseTransform *trans) {
   s.have_caps = false;
   s.gl_output = false;
   s.errors.reset();
+  s.refused.forget();
   return GST_BASE_TRANSFORM_CLASS(parent_class)->stop(trans);
 }
 

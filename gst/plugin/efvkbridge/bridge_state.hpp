@@ -16,6 +16,7 @@
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_importer.hpp"
+#include "common/refused_caps.hpp"
 #include "device_context.hpp"
 #include "ef/import_cache.hpp"
 #include "release_queue.hpp"
@@ -106,7 +107,8 @@ struct BridgeSettings {
 // dropped in stop; statistics and the device negotiation readable from any
 // thread.
 struct BridgeState {
-  std::mutex lock;  // settings, path name
+  std::mutex lock;      // settings, path name
+  RefusedCaps refused;  // forgotten by stop: a new run says it again
   BridgeSettings settings;
   std::string last_path = "none";
   ElementVkDevice vk;

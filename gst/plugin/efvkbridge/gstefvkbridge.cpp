@@ -142,7 +142,8 @@ void warn_held_frame(GstEfVkBridge *self, GstBuffer *buffer, uint64_t number) {
                       ("arm the frame's GstEfVkImageMeta gate once GPU work on it has retired"));
 }
 
-gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+// set_caps's checks and the stream they make; a refusal is posted.
+static gboolean configure_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_EF_VK_BRIDGE(trans);
   BridgeState &s = state_of(self);
   const vk::DeviceChoice choice = device_choice(s);
@@ -187,6 +188,11 @@ gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, Gst
   GST_INFO_OBJECT(self, "%s: %" GST_PTR_FORMAT,
                   s.direction == Direction::IntoVulkan ? "into Vulkan" : "out of Vulkan", incaps);
   return TRUE;
+}
+
+gboolean gst_ef_vk_bridge_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
+  return state_of(trans).refused.set_caps(GST_CAT_DEFAULT, GST_ELEMENT(trans), 0, incaps, outcaps,
+                                          [&] { return configure_caps(trans, incaps, outcaps); });
 }
 
 // Into Vulkan: offer upstream a pool of memfds, which import without a copy,
@@ -312,6 +318,7 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   s.importer.switch_on();
   s.device.reset();
   s.vk.reset(GST_ELEMENT(trans));
+  s.refused.forget();
   return TRUE;
 }
 
