@@ -329,8 +329,12 @@ static gboolean configure_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps
   s.in_info = caps->in.info;
   s.out_info = caps->out.info;
   if (s.gl_output)
-    if (const std::string problem = texture_problem(s.in_info); !problem.empty())
-      return refuse_caps(GST_ELEMENT(self), problem, incaps);
+    if (const std::string problem = texture_problem(s.in_info); !problem.empty()) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Cannot upload these frames: %s", problem.c_str()),
+                        ("caps %" GST_PTR_FORMAT, incaps));
+      return FALSE;
+    }
   s.have_caps = true;
   s.gl.set_caps(s.in_info, caps->in.drm.modifier);
   if (s.gl_output)
