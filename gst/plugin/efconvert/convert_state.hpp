@@ -8,14 +8,13 @@
 
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "backend.hpp"
-#include "common/refused_caps.hpp"
 #include "common/cache_capacity.hpp"
 #include "common/frame_errors.hpp"
 #include "common/gst_ptr.hpp"
+#include "common/refused_caps.hpp"
 #include "convert_counters.hpp"
 #include "convert_params.hpp"
 #include "ef/import_cache.hpp"

@@ -107,11 +107,11 @@ struct BridgeSettings {
 // dropped in stop; statistics and the device negotiation readable from any
 // thread.
 struct BridgeState {
-  std::mutex lock;      // settings, path name
-  RefusedCaps refused;  // forgotten by stop: a new run says it again
+  std::mutex lock;  // settings, path name
   BridgeSettings settings;
   std::string last_path = "none";
   ElementVkDevice vk;
+  RefusedCaps refused;  // set_caps only; forgotten by stop: a new run says it again
   BridgeStats stats;
   FrameErrors errors;  // max-errors: any thread; the run: streaming thread
 
