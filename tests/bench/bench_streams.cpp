@@ -15,7 +15,8 @@
 //     efconvert-cpu|stock|none|bandwidth|compute --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
-//     [--gpu-timing=1] [--gl-contexts=K] [--label=NAME] [--json=FILE]
+//     [--gpu-timing=1] [--gl-contexts=K] [--decoder-memory=gl|cuda]
+//     [--label=NAME] [--json=FILE]
 //
 // Sources: gl, a ring of 4 frames uploaded once into the program's GL
 // context (which every GL element is given, as a decoder's), pushed by an
@@ -43,7 +44,10 @@
 // --gpu-timing=1 sets efconvert's gpu-timing (GL timer queries: gpu-time-ns;
 // off by default, as in the element). --gl-contexts=K sets efconvert's
 // gl-contexts (the GL contexts its elements share, taken at READY ->
-// PAUSED; left at the element's default without it). --label names the run in the JSON
+// PAUSED; left at the element's default without it). --decoder-memory=cuda
+// has the decoders give CUDA memory (NVDEC's own, no GL copy), which
+// --chain=efconvert-cuda converts on the decoder's CUDA context; the
+// decode-only baseline of the issue is GL memory. --label names the run in the JSON
 // (streams_variants.sh). The EF_GL_* diagnostics set in the environment
 // are recorded with the run ("setting").
 #include <gst/app/gstappsrc.h>
@@ -82,10 +86,11 @@ struct Options {
   std::string source = "gl", chain = "efconvert-gl", output = "rgb";
   int streams = 1, processes = 1, depth = 1, n_threads = 0;
   std::string shader = "auto", clip, json;
-  bool app_display = false;  // one GstGLDisplay set on the pipeline by the program
-  bool gpu_timing = false;   // efconvert gpu-timing=true
-  int gl_contexts = -1;      // efconvert gl-contexts (-1: left at its default)
-  bool letterbox = false;    // efconvert letterbox=true (its default; the stock chains stretch)
+  bool app_display = false;           // one GstGLDisplay set on the pipeline by the program
+  bool gpu_timing = false;            // efconvert gpu-timing=true
+  int gl_contexts = -1;               // efconvert gl-contexts (-1: left at its default)
+  std::string decoder_memory = "gl";  // the decoders' output: GL or CUDA memory
+  bool letterbox = false;  // efconvert letterbox=true (its default; the stock chains stretch)
   std::string label;
   double seconds = 3.0;
   int warmup = 10;
@@ -128,6 +133,8 @@ bool parse(int argc, char **argv, Options &o) {
       o.gl_contexts = std::stoi(value);
     else if (key == "letterbox")
       o.letterbox = value == "1" || value == "true";
+    else if (key == "decoder-memory")
+      o.decoder_memory = value;
     else if (key == "label")
       o.label = value;
     else if (key == "json")
@@ -161,6 +168,8 @@ std::string chain_of(const Options &o, int i) {
     return "efconvert" + name + " backend=gl readback-depth=" + std::to_string(o.depth) +
            " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
            (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
+  if (o.chain == "efconvert-cuda")
+    return "efconvert" + name + " backend=cuda" + caps;
   if (o.chain == "efconvert-cpu")
     return "efconvert" + name + " backend=cpu n-threads=" + std::to_string(o.n_threads) + caps;
   if (o.chain == "stock" && gl_input(o)) {
@@ -182,7 +191,9 @@ std::string source_of(const Options &o, int i) {
     // nvh264dec (e.g. "avdec_h264 ! glupload"), to try the runs out.
     const char *decoder = g_getenv("EF_BENCH_DECODER");
     return "filesrc location=\"" + o.clip + "\" ! h264parse ! " +
-           (decoder ? decoder : "nvh264dec") + " ! video/x-raw(memory:GLMemory)";
+           (decoder ? decoder : "nvh264dec") +
+           " ! video/x-raw(memory:" + (o.decoder_memory == "cuda" ? "CUDAMemory" : "GLMemory") +
+           ")";
   }
   if (o.source == "testsrc")
     return "t. ! queue name=q" + n;
@@ -762,12 +773,13 @@ void report(const Options &o, const std::vector<Share> &shares) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::ostringstream j;
   j << "{\"label\": \"" << escape(o.label) << "\", \"source\": \"" << o.source
-    << "\", \"chain\": \"" << o.chain << "\", \"output\": \"" << o.output
-    << "\", \"streams\": " << o.streams << ", \"processes\": " << o.processes
-    << ", \"depth\": " << o.depth << ", \"n_threads\": " << o.n_threads << ", \"shader\": \""
-    << o.shader << "\", \"display\": \"" << (o.app_display ? "app" : "pipeline")
-    << "\", \"setting\": \"" << escape(setting) << "\", \"cpus\": " << cpus
-    << ", \"seconds\": " << sum.seconds << ", \"frames\": " << sum.frames << ", \"fps\": " << fps
+    << "\", \"decoder_memory\": \"" << o.decoder_memory << "\", \"chain\": \"" << o.chain
+    << "\", \"output\": \"" << o.output << "\", \"streams\": " << o.streams
+    << ", \"processes\": " << o.processes << ", \"depth\": " << o.depth
+    << ", \"n_threads\": " << o.n_threads << ", \"shader\": \"" << o.shader << "\", \"display\": \""
+    << (o.app_display ? "app" : "pipeline") << "\", \"setting\": \"" << escape(setting)
+    << "\", \"cpus\": " << cpus << ", \"seconds\": " << sum.seconds
+    << ", \"frames\": " << sum.frames << ", \"fps\": " << fps
     << ", \"gl_contexts\": " << sum.gl_threads
     << ", \"cpu_us_per_frame\": " << double(sum.cpu_ns) / frames / 1e3
     << ", \"cpu_busy\": " << double(sum.cpu_ns) / 1e9 / std::max(sum.seconds, 1e-9) / double(cpus)

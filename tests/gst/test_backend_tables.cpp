@@ -17,6 +17,7 @@
 #ifdef EF_HAVE_GSTGL
 #include "efconvert/gl/gl_layout.hpp"
 #include "efconvert/gl/gl_tensor_words.hpp"
+#include "efconvert/cuda/cuda_plan.hpp"
 #endif
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.
@@ -116,6 +117,25 @@ GST_START_TEST(test_gl_table_is_the_shader) {
 GST_END_TEST;
 #endif
 
+#ifdef EF_HAVE_GSTGL
+// The CUDA table lists what its pass reads and writes, and nothing else
+// (cuda_plan's reads() and writes()), in CUDA memory in, plain memory out.
+GST_START_TEST(test_cuda_table_is_the_pass) {
+  const BackendTable &t = cuda_table();
+  const auto inputs = table_names(t, false, OutputKind::Image, FrameMemory::System);
+  const auto outputs = table_names(t, true, OutputKind::Image, FrameMemory::System);
+  for (GstVideoFormat f : raw_formats()) {
+    fail_unless(listed(inputs, f) == cuda::reads(f), "%s", gst_video_format_to_string(f));
+    fail_unless(listed(outputs, f) == cuda::writes(f), "%s", gst_video_format_to_string(f));
+  }
+  for (const Production &row : t.rows) {
+    fail_unless(row.in == memory_bit(FrameMemory::Cuda));
+    fail_unless(row.out == kPlainMemory && row.kind == OutputKind::Image);
+  }
+}
+GST_END_TEST;
+#endif
+
 // The pad templates hold every format some table reads or makes, and no
 // other.
 GST_START_TEST(test_templates_are_the_union) {
@@ -138,6 +158,7 @@ GST_START_TEST(test_templates_are_the_union) {
       }
       const char *feature = m == FrameMemory::Gl       ? "memory:GLMemory"
                             : m == FrameMemory::DmaBuf ? "memory:DMABuf"
+                            : m == FrameMemory::Cuda   ? "memory:CUDAMemory"
                                                        : "memory:SystemMemory";
       // dma-bufs: a sink takes 1.22's plain form (besides DMA_DRM, 1.24+),
       // a source makes DMA_DRM only there, which names no format.
@@ -190,6 +211,19 @@ GST_START_TEST(test_transform_follows_the_tables) {
   ef::gst::CapsPtr into_rgb(retarget_caps(GST_PAD_SRC, rgb.get(), nullptr));
   fail_unless(offers(into_rgb.get(), "memory:SystemMemory", "Y444"));
   fail_unless(offers(into_rgb.get(), "memory:GLMemory", "NV12"));
+#ifdef EF_HAVE_CUDA
+  // CUDA memory: 4:2:0 in, plain memory out, and nothing else either way.
+  fail_unless(offers(into_rgb.get(), "memory:CUDAMemory", "NV12"));
+  fail_if(offers(into_rgb.get(), "memory:CUDAMemory", "Y444"));
+  auto cuda_nv12 = caps("video/x-raw(memory:CUDAMemory), format=NV12, width=64, height=48");
+  ef::gst::CapsPtr from_cuda(retarget_caps(GST_PAD_SINK, cuda_nv12.get(), nullptr));
+  fail_unless(offers(from_cuda.get(), "memory:SystemMemory", "RGB"));
+  fail_if(offers(from_cuda.get(), "memory:SystemMemory", "RGBP"));
+  fail_if(offers(from_cuda.get(), "memory:GLMemory", "RGBA"));
+  fail_if(gst_caps_can_intersect(from_cuda.get(), caps("other/tensors").get()));
+#else
+  fail_if(offers(into_rgb.get(), "memory:CUDAMemory", "NV12"));
+#endif
 }
 GST_END_TEST;
 
@@ -210,6 +244,12 @@ GST_START_TEST(test_conversions_go_to_their_backends) {
   fail_unless(backends_making(plain) == "cpu, gl");
   fail_unless(backends_making(cpu_only) == "cpu");
   fail_unless(backends_making(texture) == "gl");
+#endif
+  const Conversion decoded = conversion_of(nv12, FrameMemory::Cuda, OutputSpec(rgb), sys);
+  fail_if(makes(cpu_table(), decoded));
+  fail_unless(describe(decoded) == "NV12 in CUDA memory to RGB frames in system memory");
+#ifdef EF_HAVE_CUDA
+  fail_unless(backends_making(decoded) == "cuda", "%s", backends_making(decoded).c_str());
 #endif
   const std::string said = describe(texture);
   fail_unless(said == "NV12 in system memory to RGBA frames in GL memory", "%s", said.c_str());
@@ -236,6 +276,9 @@ static Suite *tables_suite() {
   tcase_add_test(tc, test_cpu_table_is_the_converter);
 #ifdef EF_HAVE_GSTGL
   tcase_add_test(tc, test_gl_table_is_the_shader);
+#endif
+#ifdef EF_HAVE_GSTGL
+  tcase_add_test(tc, test_cuda_table_is_the_pass);
 #endif
   tcase_add_test(tc, test_templates_are_the_union);
   tcase_add_test(tc, test_transform_follows_the_tables);

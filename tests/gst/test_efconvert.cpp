@@ -659,6 +659,18 @@ GST_START_TEST(test_max_errors_never) {
 }
 GST_END_TEST;
 
+// backend=cuda takes frames in CUDA memory only: frames in system memory
+// are refused at negotiation with the reason on the bus (the backends that
+// can, or that this build has no CUDA backend), never converted wrongly.
+GST_START_TEST(test_cuda_backend_refuses_system_memory) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cuda");
+  expect_caps_refused(h, "video/x-raw, format=NV12, width=64, height=48",
+                      "video/x-raw, format=RGB, width=32, height=32",
+                      "NV12 in system memory to RGB frames in system memory");
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 // An input no GstVideoInfo can describe: refused naming the CPU path's limit,
 // not "Cannot parse caps".
 GST_START_TEST(test_size_beyond_cpu_limit) {
@@ -900,6 +912,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_caps_carry_size_limit);
   tcase_add_test(tc, test_n_threads);
   tcase_add_test(tc, test_not_a_buffer_refused);
+  tcase_add_test(tc, test_cuda_backend_refuses_system_memory);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
   suite_add_tcase(s, tc);

@@ -102,6 +102,13 @@ class ConvertBackend {
 std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const OutputSpec &out,
                                                  uint32_t cache_capacity, unsigned n_threads);
 
+#ifdef EF_HAVE_CUDA
+// ENODEV where the NVIDIA driver's CUDA is not there (no libcuda.so.1, no
+// GPU); EINVAL for a conversion the CUDA pass does not make.
+Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in,
+                                                          const OutputSpec &out);
+#endif
+
 #ifdef EF_HAVE_GSTGL
 struct GlBackendOptions {
   uint32_t cache_capacity = 0;

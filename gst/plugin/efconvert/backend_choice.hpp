@@ -13,8 +13,9 @@ namespace ef::gst {
 enum class Pick { Cpu, Gl, Trial };
 
 // Gl: GL textures (memory:GLMemory, frames); GlBuffer: GL buffer objects
-// (memory:GLBuffer, tensors that stay on the GPU).
-enum class FrameMemory { System, DmaBuf, Gl, GlBuffer };
+// (memory:GLBuffer, tensors that stay on the GPU); Cuda: CUDA device memory
+// (memory:CUDAMemory, NVDEC's frames).
+enum class FrameMemory { System, DmaBuf, Gl, GlBuffer, Cuda };
 
 enum class GlKind { None, Software, Hardware };
 

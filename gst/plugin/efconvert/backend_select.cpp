@@ -103,12 +103,44 @@ Machine describe_machine(GstElement *element, ConvertState &s, const Settings &s
 }
 #endif
 
+// backend=cuda, and frames in CUDA memory under auto: the CUDA backend,
+// the only one that reads CUDA memory (the frame stays where NVDEC decoded
+// it). Null with an error posted where it cannot.
+std::unique_ptr<ConvertBackend> cuda_backend(GstElement *element, ConvertState &s,
+                                             const Conversion &c) {
+#ifdef EF_HAVE_CUDA
+  if (!makes(cuda_table(), c)) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("backend=cuda cannot convert %s", describe(c).c_str()),
+                      ("backends that can: %s", backends_making(c).c_str()));
+    return nullptr;
+  }
+  auto cuda = make_cuda_backend(s.in_info, s.out);
+  if (cuda)
+    return chosen(element, s, std::move(cuda).value(),
+                  c.in_memory == FrameMemory::Cuda ? "the input is CUDA memory" : "asked for");
+  GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
+                    ("The CUDA backend is not available: %s", cuda.error().message.c_str()),
+                    (nullptr));
+#else
+  (void)s;
+  GST_ELEMENT_ERROR(
+      element, CORE, NOT_IMPLEMENTED,
+      ("efconvert was built without its CUDA backend, which %s needs", describe(c).c_str()),
+      ("the build found no clang to compile the kernel with"));
+#endif
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &s,
                                              const Settings &st, GstCaps *incaps,
                                              GstCaps *outcaps) {
   const Conversion c = conversion_of(s.in_info, memory_of(incaps), s.out, memory_of(outcaps));
+  if (st.backend == GST_EF_CONVERT_BACKEND_CUDA ||
+      (st.backend == GST_EF_CONVERT_BACKEND_AUTO && c.in_memory == FrameMemory::Cuda))
+    return cuda_backend(element, s, c);
   auto cpu = [&] { return make_cpu_backend(s.in_info, s.out, st.cache_capacity, st.n_threads); };
   const bool cpu_makes = makes(cpu_table(), c);
   if (st.backend == GST_EF_CONVERT_BACKEND_CPU && cpu_makes)

@@ -26,6 +26,8 @@ const char *memory_name(FrameMemory m) {
       return "GL memory";
     case FrameMemory::GlBuffer:
       return "GL buffer memory";
+    case FrameMemory::Cuda:
+      return "CUDA memory";
     default:
       return "system memory";
   }
@@ -55,6 +57,9 @@ const std::vector<const BackendTable *> &backend_tables() {
       &cpu_table(),
 #ifdef EF_HAVE_GSTGL
       &gl_table(),
+#endif
+#ifdef EF_HAVE_CUDA
+      &cuda_table(),
 #endif
   };
   return tables;

@@ -30,9 +30,11 @@ constexpr Memories memory_bit(FrameMemory m) {
 inline constexpr Memories kPlainMemory =
     memory_bit(FrameMemory::System) | memory_bit(FrameMemory::DmaBuf);
 inline constexpr Memories kAnyMemory = kPlainMemory | memory_bit(FrameMemory::Gl);
-// The memories of frames in the order caps list them.
+// The memories of frames in the order caps list them. Only the CUDA
+// backend's table has CUDA memory (kAnyMemory leaves it out: the other
+// backends cannot map it cheaply).
 inline constexpr FrameMemory kMemories[] = {FrameMemory::System, FrameMemory::DmaBuf,
-                                            FrameMemory::Gl};
+                                            FrameMemory::Gl, FrameMemory::Cuda};
 // The memories of tensors in the order caps list them: plain memory, or GL
 // buffer objects that stay on the GPU.
 inline constexpr FrameMemory kTensorMemories[] = {FrameMemory::System, FrameMemory::GlBuffer};
@@ -79,6 +81,11 @@ bool makes(const BackendTable &table, const Conversion &c, bool computes = true)
 const BackendTable &cpu_table();
 #ifdef EF_HAVE_GSTGL
 const BackendTable &gl_table();
+#endif
+#ifdef EF_HAVE_GSTGL
+// Listed in backend_tables() only where the CUDA backend is built
+// (EF_HAVE_CUDA); defined wherever its plan is (tests check it).
+const BackendTable &cuda_table();
 #endif
 const std::vector<const BackendTable *> &backend_tables();
 

@@ -20,7 +20,9 @@ namespace {
 constexpr const char *kFeatures[] = {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
                                      GST_CAPS_FEATURE_MEMORY_DMABUF,
                                      // Spelt out: GstGL's headers are missing without GL.
-                                     "memory:GLMemory", "memory:GLBuffer"};
+                                     "memory:GLMemory", "memory:GLBuffer",
+                                     // GstCuda's, which efconvert does not link.
+                                     "memory:CUDAMemory"};
 
 const char *feature_of(FrameMemory m) {
   return kFeatures[unsigned(m)];
@@ -30,7 +32,8 @@ const char *feature_of(FrameMemory m) {
 Memories memories_of(GstCapsFeatures *f) {
   if (f && gst_caps_features_is_any(f))
     return kAnyMemory;
-  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf})
+  for (FrameMemory m :
+       {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf, FrameMemory::Cuda})
     if (f && gst_caps_features_contains(f, feature_of(m)))
       return memory_bit(m);
   return memory_bit(FrameMemory::System);
@@ -388,7 +391,8 @@ bool is_gl_caps(GstCaps *caps) {
 
 FrameMemory memory_of(GstCaps *caps) {
   GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  for (FrameMemory m : {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf})
+  for (FrameMemory m :
+       {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf, FrameMemory::Cuda})
     if (f && gst_caps_features_contains(f, feature_of(m)))
       return m;
   return FrameMemory::System;

@@ -111,6 +111,8 @@ GType gst_ef_convert_backend_get_type(void) {
       {GST_EF_CONVERT_BACKEND_AUTO, "The faster for the caps on this machine", "auto"},
       {GST_EF_CONVERT_BACKEND_GL, "One shader pass (GstGL)", "gl"},
       {GST_EF_CONVERT_BACKEND_CPU, "Fused libyuv pass on the CPU", "cpu"},
+      {GST_EF_CONVERT_BACKEND_CUDA,
+       "One CUDA kernel on the frame's own CUDA context (frames in CUDA memory)", "cuda"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))

@@ -21,6 +21,7 @@ typedef enum {
   GST_EF_CONVERT_BACKEND_AUTO,
   GST_EF_CONVERT_BACKEND_GL,
   GST_EF_CONVERT_BACKEND_CPU,
+  GST_EF_CONVERT_BACKEND_CUDA,
 } GstEfConvertBackend;
 
 /* The numbers and nicks of GstVideoScaleMethod (videoscale,

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The CUDA driver API, loaded at run time from the NVIDIA driver's
+// libcuda.so.1, as GStreamer's own CUDA library loads it: nothing to build
+// against (Debian's GstCuda headers need the toolkit's cuda.h, which is
+// not in main), nothing to install where there is no NVIDIA GPU. Only the
+// calls the CUDA backend makes, with the driver's own types and the ABI of
+// its headers (cuda.h, CUDA 12 and 13).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace ef::gst::cuda {
+
+using CUresult = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
+inline constexpr int CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+
+struct CUDA_MEMCPY2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+};
+
+struct Driver {
+  CUresult (*Init)(unsigned);
+  CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
+  CUresult (*CtxPushCurrent)(CUcontext);
+  CUresult (*CtxPopCurrent)(CUcontext *);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleUnload)(CUmodule);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, CUstream, void **, void **);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
+  CUresult (*StreamCreate)(CUstream *, unsigned);
+  CUresult (*StreamDestroy)(CUstream);
+  CUresult (*StreamSynchronize)(CUstream);
+
+  // "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (1)" for a failed call.
+  std::string describe(const char *call, CUresult r) const;
+};
+
+// The driver, loaded and initialised once a process; nullptr where it
+// cannot be, with `why` saying why (no libcuda.so.1, a symbol missing,
+// cuInit failing: no NVIDIA GPU).
+const Driver *driver(std::string *why = nullptr);
+
+}  // namespace ef::gst::cuda

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the CUDA backend makes (backend_table.hpp): 8-bit 4:2:0 frames in
+// CUDA memory (NVDEC's decoders' output) to the one-plane formats of
+// whole pixels, read back into plain memory. cuda_plan's reads() and
+// writes() say the same; tests/gst/test_cuda_pass.cpp checks both ways.
+#include "efconvert/backend_table.hpp"
+
+namespace ef::gst {
+
+const BackendTable &cuda_table() {
+  static const BackendTable table{
+      "cuda",
+      {
+          {{"NV12", "I420"},
+           memory_bit(FrameMemory::Cuda),
+           OutputKind::Image,
+           {"RGB", "BGR", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY8"},
+           kPlainMemory},
+      },
+  };
+  return table;
+}
+
+}  // namespace ef::gst
