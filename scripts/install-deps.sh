@@ -39,6 +39,9 @@ packages=(
   libegl-dev libgles-dev libvulkan-dev vulkan-validationlayers glslang-tools
   # CPU conversion and scaling
   libyuv-dev
+  # efconvert's CUDA kernel, compiled to PTX at build time (no CUDA toolkit:
+  # Debian's is not in main; the NVIDIA driver is only needed at run time)
+  clang
   # GObject introspection of libgstef-1.0 and the Python example
   gobject-introspection python3-gi gir1.2-gst-plugins-base-1.0
   # the reference manual (meson option doc) and the Debian packages (debian/)
