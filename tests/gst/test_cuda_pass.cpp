@@ -24,6 +24,9 @@
 #include "efconvert/convert_params.hpp"
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cuda/cuda_plan.hpp"
+#ifdef EF_HAVE_CUDA
+#include "efconvert/cuda/cuda_kernels.hpp"
+#endif
 #include "harness.hpp"
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.
@@ -476,9 +479,6 @@ GST_START_TEST(test_refusals) {
 GST_END_TEST;
 
 #ifdef EF_HAVE_CUDA
-namespace ef::gst {
-extern const char kEfCudaPtx[];
-}
 
 // The kernel takes the Pass by value: the PTX built from cuda_kernel.cu
 // must lay it out as this compiler does (size; an entry point of that name).

@@ -39,15 +39,22 @@ Loaded load() {
       find(lib, "cuPointerGetAttribute", d.PointerGetAttribute, w) &&
       find(lib, "cuCtxPushCurrent_v2", d.CtxPushCurrent, w) &&
       find(lib, "cuCtxPopCurrent_v2", d.CtxPopCurrent, w) &&
+      find(lib, "cuCtxSynchronize", d.CtxSynchronize, w) &&
       find(lib, "cuModuleLoadData", d.ModuleLoadData, w) &&
       find(lib, "cuModuleUnload", d.ModuleUnload, w) &&
       find(lib, "cuModuleGetFunction", d.ModuleGetFunction, w) &&
       find(lib, "cuLaunchKernel", d.LaunchKernel, w) && find(lib, "cuMemAlloc_v2", d.MemAlloc, w) &&
       find(lib, "cuMemFree_v2", d.MemFree, w) &&
+      find(lib, "cuMemAllocHost_v2", d.MemAllocHost, w) &&
+      find(lib, "cuMemFreeHost", d.MemFreeHost, w) &&
       find(lib, "cuMemcpy2DAsync_v2", d.Memcpy2DAsync, w) &&
       find(lib, "cuStreamCreate", d.StreamCreate, w) &&
       find(lib, "cuStreamDestroy_v2", d.StreamDestroy, w) &&
-      find(lib, "cuStreamSynchronize", d.StreamSynchronize, w);
+      find(lib, "cuStreamSynchronize", d.StreamSynchronize, w) &&
+      find(lib, "cuEventCreate", d.EventCreate, w) &&
+      find(lib, "cuEventDestroy_v2", d.EventDestroy, w) &&
+      find(lib, "cuEventRecord", d.EventRecord, w) &&
+      find(lib, "cuEventSynchronize", d.EventSynchronize, w);
   if (!found)
     return l;  // the library stays loaded: a process loads it once
   if (const CUresult r = d.Init(0); r != CUDA_SUCCESS) {

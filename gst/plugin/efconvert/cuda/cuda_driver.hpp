@@ -18,11 +18,15 @@ using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
 inline constexpr int CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+// The waiting thread sleeps rather than spins (CU_EVENT_BLOCKING_SYNC), and
+// the event keeps no time (CU_EVENT_DISABLE_TIMING).
+inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING = 2;
 
 struct CUDA_MEMCPY2D {
   size_t srcXInBytes, srcY;
@@ -46,6 +50,7 @@ struct Driver {
   CUresult (*PointerGetAttribute)(void *, int, CUdeviceptr);
   CUresult (*CtxPushCurrent)(CUcontext);
   CUresult (*CtxPopCurrent)(CUcontext *);
+  CUresult (*CtxSynchronize)();
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
   CUresult (*ModuleUnload)(CUmodule);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -53,10 +58,16 @@ struct Driver {
                            unsigned, CUstream, void **, void **);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemAllocHost)(void **, size_t);
+  CUresult (*MemFreeHost)(void *);
   CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned);
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventDestroy)(CUevent);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
 
   // "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (1)" for a failed call.
   std::string describe(const char *call, CUresult r) const;
