@@ -1050,7 +1050,8 @@ void install_properties(GObjectClass *object_class) {
       g_param_spec_enum(
           "backend", "Backend",
           "Where conversions run; set while playing, from the next frame on (backend-in-use "
-          "says which runs). auto decides per caps from what a frame costs: GL for GL "
+          "says which runs). auto decides per caps from what a frame costs: CUDA for frames in "
+          "CUDA memory (NVDEC's; on their own CUDA context), GL for GL "
           "memory (textures, or tensors as GL buffers), the CPU where GL is a software rasterizer "
           "(llvmpipe, softpipe) or missing "
           "or would upload and read back every frame, else the faster of both timed on the "
