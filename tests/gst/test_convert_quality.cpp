@@ -434,6 +434,12 @@ constexpr BoxSize kBoxSizes[] = {
     {1920, 1080, 1, 1, false, {0, 0, 1, 1}},
     {1920, 1080, 7, 5, false, {0, 0, 7, 5}},
     {1920, 1080, 640, 640, true, {0, 140, 640, 360}},
+    // Reductions whose chroma (subsampled) reduces by less than 2 or
+    // enlarges along an axis where luma reduces by more than 1.5: chroma
+    // over the same footprint as luma (the CPU's took two rows: colour
+    // steps 5 and 21 levels off at 97x61 -> 31x17, 27 at 1080p -> 640x640).
+    {97, 61, 31, 17, false, {0, 0, 31, 17}},
+    {1920, 1080, 640, 640, false, {0, 0, 640, 640}},
 };
 
 // What each backend may miss the reference by, as a mean absolute error

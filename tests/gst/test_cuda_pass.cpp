@@ -251,8 +251,7 @@ constexpr Size kSizes[] = {
 // The pass against the box reference and the CPU backend, NV12 and I420,
 // three contents, every size: within 1.5 levels of the box reference on
 // average and no further than the CPU's + 1, within a level of the CPU
-// on average (where the CPU is within the reference's bound), the borders
-// exactly the CPU's.
+// on average and 3 anywhere, the borders exactly the CPU's.
 GST_START_TEST(test_pass_against_cpu_and_box) {
   const char *patterns[] = {"zone-plate", "smpte", "checkers-8"};
   std::string failures;
@@ -285,11 +284,9 @@ GST_START_TEST(test_pass_against_cpu_and_box) {
             failures = std::string(pattern) + " " + gst_video_format_to_string(format) + " " +
                        size + ": " + what;
         };
-        // Against the CPU where the CPU itself is within the box reference's
-        // bound (at 97x61 -> 31x17 it is not: 5 and 21 levels off).
-        const bool cpu_right = !s.box_reference || box_cpu <= 1.5;
-        if (cpu_right && !(d.mae <= 1.0))
-          fail_once("mean difference from the CPU " + std::to_string(d.mae) + " > 1");
+        if (!(d.mae <= 1.0 && d.max <= 3))
+          fail_once("from the CPU: mean " + std::to_string(d.mae) + " (bound 1), worst " +
+                    std::to_string(d.max) + " (bound 3)");
         if (s.box_reference && !(box_cuda <= 1.5 && box_cuda <= box_cpu + 1.0))
           fail_once("box reference MAE " + std::to_string(box_cuda) + " (cpu " +
                     std::to_string(box_cpu) + ")");

@@ -43,6 +43,13 @@ inline bool reduces_by(const Axis &a, int ratio) {
   return int64_t(a.span) >= int64_t(ratio) * a.sub * a.out;
 }
 
+// An output pixel spans more than 1.5 of the luma's pixels along the axis:
+// from there the GL and CUDA passes take the box (gl_layout kBoxFrom), and
+// so does the CPU, so that a model's input is one picture whichever ran.
+inline bool boxes(const Axis &a) {
+  return 2 * int64_t(a.span) > 3 * int64_t(a.out);
+}
+
 // Where the output goes: channel c of output pixel (x, y) at
 // data[c] + y * stride[c] + x * step samples (bytes, or words: strides are
 // in bytes whatever the sample).

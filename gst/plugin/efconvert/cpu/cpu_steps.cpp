@@ -279,9 +279,10 @@ Kernel area(Axis &x, Axis &y, bool boxed) {
 // steps 10 levels off at 9.7 x 14.1), darkens boxes beyond 256 pixels, and
 // filters an axis that shrinks by less than 2 bilinearly (two rows of 240
 // for a one-pixel-high output); it takes every chroma sample as centred.
-// So everything that some axis reduces by 2 or more goes by the exact
-// footprint (cpu_area.hpp), but for libyuv's boxes of 2 and 4 and our own
-// of 3 and 1.5, and so does sited chroma; libyuv keeps the milder scales.
+// So everything that some axis reduces by more than 1.5 (where the GPU
+// passes take their box: boxes()) goes by the exact footprint
+// (cpu_area.hpp), but for libyuv's boxes of 2 and 4 and our own of 3 and
+// 1.5, and so does sited chroma; libyuv keeps the milder scales.
 // A deep plane (16-bit samples) has none of our byte kernels: the exact
 // footprint, or libyuv's ScalePlane_16 for the milder scales.
 Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
@@ -291,7 +292,7 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
     return Kernel::Copy;
   if (filter_ == libyuv::kFilterNone)
     return Kernel::Libyuv;
-  const bool boxed = reduces_by(x, 2) || reduces_by(y, 2);
+  const bool boxed = boxes(x) || boxes(y);
   if (deep_)
     return sited || boxed ? area(x, y, boxed) : Kernel::Libyuv;
   const bool thirds = in.width == 3 * x.out && in.height == 3 * y.out;
@@ -310,10 +311,10 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   return area(x, y, boxed);
 }
 
-PlaneScale Steps::plan_plane(const Plane &in, const Axis &x, const Axis &y) {
+PlaneScale Steps::plan_plane(const Plane &in, const Axis &x, const Axis &y, bool footprint) {
   PlaneScale how;
   how.x = x, how.y = y;
-  how.kernel = kernel_for(in, how.x, how.y);
+  how.kernel = footprint ? Kernel::Area : kernel_for(in, how.x, how.y);
   if (how.kernel == Kernel::Area) {
     // A slot a band, and one a chroma plane where the planes are jobs.
     void *memory = arena_.take(sizeof(Resampler));
@@ -388,7 +389,22 @@ void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
   plan.chroma_from = image.planes;
   const auto [x, y] = chroma_axes(image, w, h);
   PlaneScale &how = plan.chroma;
-  how = plan_plane(c, x, y);
+  // Chroma over the footprint along each axis where luma is (as the GL and
+  // CUDA passes and the box reference): subsampled, it reduces by half as
+  // much, and its own choice for that milder ratio (libyuv's bilinear
+  // filter, or interpolation along an axis it enlarges) takes a point or
+  // two rows of a footprint whose luma is the exact mean: colour edges 57
+  // levels off (NV12 checkers 96x60 -> 96x17; 30 at 1080p -> 640x640
+  // stretched), against 0.3 for the box reference.
+  if (plan.luma.kernel == Kernel::Area) {
+    Axis fx = x, fy = y;
+    const bool own_area = kernel_for(c, fx, fy) == Kernel::Area;
+    fx.area = boxes(plan.luma.x) || (own_area && fx.area);
+    fy.area = boxes(plan.luma.y) || (own_area && fy.area);
+    how = plan_plane(c, fx, fy, true);
+  } else {
+    how = plan_plane(c, x, y);
+  }
   if (how.kernel == Kernel::Copy && !image.interleaved_chroma()) {
     how.kernel = Kernel::None;  // the planes as they are
     return;

@@ -104,8 +104,10 @@ class Steps {
   // How plane `in` goes to x.out x y.out, its axes as `x` and `y` say;
   // sets their filters where it is Area.
   Kernel kernel_for(const Plane &in, Axis &x, Axis &y) const;
-  // The kernel for `in` and, for Area, its resampler.
-  PlaneScale plan_plane(const Plane &in, const Axis &x, const Axis &y);
+  // The kernel for `in` and, for Area, its resampler; `footprint`: Area
+  // with the axes' own `area` flags, whatever the ratio (chroma where luma
+  // takes the footprint).
+  PlaneScale plan_plane(const Plane &in, const Axis &x, const Axis &y, bool footprint = false);
   void plan_chroma(const Image &image, int w, int h, ScalePlan &plan);
   // Rows [r0, r1) of every plane a banded plan writes. `slot`: the
   // resamplers' scratch this thread uses (its band, or its plane's job).
