@@ -760,7 +760,7 @@ void report(const Options &o, const std::vector<Share> &shares) {
   // GL diagnostics), and gpu-timing.
   std::string setting;
   for (const char *name : {"EF_GL_FENCES", "EF_GL_GPU_TIMER", "EF_GL_RENDERER_KIND", "EF_GL_EARLY",
-                           "EF_GL_BARRIER", "EF_GL_SCRATCH", "EF_GL_FLUSH"})
+                           "EF_GL_BARRIER", "EF_GL_SCRATCH", "EF_GL_FLUSH", "EF_CUDA_READBACK"})
     if (const char *value = g_getenv(name))
       setting += std::string(setting.empty() ? "" : " ") + name + "=" + value;
   if (o.gpu_timing)

@@ -33,8 +33,9 @@ except ImportError as missing:
 SOURCES = {"gl": "GL-memory frames (an uploaded ring)",
            "sysmem": "system-memory frames",
            "testsrc": "one videotestsrc teed to every stream",
-           "decoder": "nvh264dec to GL memory"}
-COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "stock": "#c0392b",
+           "decoder": "nvh264dec to GL memory (or CUDA memory, where said)"}
+COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "efconvert-cuda": "#e67e22",
+           "stock": "#c0392b",
            "none": "#8c8c8c", "bandwidth": "#000000", "compute": "#7f3fbf"}
 CPU_TARGET = 28000  # issue 19: system-memory streams, one process, 16 cores
 
@@ -48,8 +49,10 @@ def settings_of(r):
 
 def series_name(r):
     chain = r["chain"]
+    cuda = r.get("decoder_memory") == "cuda" and r["source"] == "decoder"
     if chain == "none":
-        return ("source alone" if r["source"] != "decoder" else "decode alone") + settings_of(r)
+        alone = "source alone" if r["source"] != "decoder" else "decode alone"
+        return alone + (", to CUDA memory" if cuda else "") + settings_of(r)
     if chain == "bandwidth":
         return "memory's limit: the bytes of NV12 1080p → RGB 640² moved, no arithmetic"
     if chain == "compute":
@@ -60,6 +63,8 @@ def series_name(r):
         extra = f", readback-depth={r['depth']}"
     if chain == "efconvert-cpu":
         extra = f", n-threads={r['n_threads']}"
+    if cuda:
+        extra = ", from CUDA memory"
     stock = {"gl": "glcolorconvert ! glcolorscale", "decoder": "glcolorconvert ! glcolorscale",
              "sysmem": "videoconvert ! videoscale", "testsrc": "videoconvert ! videoscale"}
     name = stock.get(r["source"], "stock") if chain == "stock" else chain
