@@ -163,7 +163,7 @@ def plot(runs, png):
         ax.set_ylabel("aggregate frames / s")
         ax.set_title(SOURCES.get(source, source), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     fig.suptitle("Many streams: 1080p NV12 → 640×640" + ("\n" if len(panels) == 1 else " ") +
                  "(thin dotted: one stream's fps × N; [settings]: diagnostic runs)",
                  fontsize=12 if len(panels) > 1 else 10)
