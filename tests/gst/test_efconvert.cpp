@@ -659,6 +659,33 @@ GST_START_TEST(test_max_errors_never) {
 }
 GST_END_TEST;
 
+// CUDA memory is offered upstream only where the CUDA backend may run:
+// NVDEC's decoders take CUDA memory wherever it is allowed, so with
+// backend=cpu or gl they would hand over frames those backends refuse.
+GST_START_TEST(test_cuda_memory_offered_by_backend) {
+  for (const char *backend : {"cpu", "gl", "auto"}) {
+    GstHarness *h =
+        gst_harness_new_parse((std::string("efconvert name=conv backend=") + backend).c_str());
+    gst_harness_set_sink_caps_str(h, "video/x-raw, format=RGB, width=64, height=64");
+    GstPad *sink = gst_element_get_static_pad(harness_element(h, "conv"), "sink");
+    GstCaps *offered = gst_pad_query_caps(sink, nullptr);
+    GstCaps *templ = gst_pad_get_pad_template_caps(sink);
+    GstCaps *cuda = gst_caps_from_string("video/x-raw(memory:CUDAMemory), format=NV12");
+    const bool in_template = gst_caps_can_intersect(templ, cuda);
+    const bool want = std::string(backend) == "auto" && in_template;
+    fail_unless(gst_caps_can_intersect(offered, cuda) == want, "backend=%s: CUDA memory %s",
+                backend, want ? "not offered" : "offered");
+    // What the backend reads stays offered.
+    GstCaps *system = gst_caps_from_string("video/x-raw, format=NV12");
+    fail_unless(gst_caps_can_intersect(offered, system), "backend=%s: NV12 not offered", backend);
+    for (GstCaps *c : {offered, templ, cuda, system})
+      gst_caps_unref(c);
+    gst_object_unref(sink);
+    gst_harness_teardown(h);
+  }
+}
+GST_END_TEST;
+
 // backend=cuda takes frames in CUDA memory only: frames in system memory
 // are refused at negotiation with the reason on the bus (the backends that
 // can, or that this build has no CUDA backend), never converted wrongly.
@@ -913,6 +940,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_n_threads);
   tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_cuda_backend_refuses_system_memory);
+  tcase_add_test(tc, test_cuda_memory_offered_by_backend);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
   suite_add_tcase(s, tc);

@@ -384,6 +384,16 @@ std::string refused_input_message(GstElement *element, GstCaps *caps) {
          " (in system memory; memory:DMABuf and memory:GLMemory as the pad templates say)";
 }
 
+GstCaps *without_memory(GstCaps *caps, FrameMemory m) {
+  caps = gst_caps_make_writable(caps);
+  for (guint i = gst_caps_get_size(caps); i-- > 0;) {
+    GstCapsFeatures *f = gst_caps_get_features(caps, i);
+    if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature_of(m)))
+      gst_caps_remove_structure(caps, i);
+  }
+  return caps;
+}
+
 bool is_gl_caps(GstCaps *caps) {
   const FrameMemory m = memory_of(caps);
   return m == FrameMemory::Gl || m == FrameMemory::GlBuffer;

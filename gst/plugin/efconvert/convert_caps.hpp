@@ -32,6 +32,9 @@ const DrmSupport &drm_out();
 // is a filter: narrow_for_query), then `filter`.
 GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter);
 
+// `caps` without its structures in memory `m` (takes `caps`).
+GstCaps *without_memory(GstCaps *caps, FrameMemory m);
+
 // fixate_caps: without a size from downstream the output keeps the input's
 // size turned by `turn`, and its frame rate. Takes `othercaps`.
 GstCaps *fixate_output_caps(GstPadDirection direction, GstCaps *caps, GstCaps *othercaps,

@@ -229,14 +229,24 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection 
                                        GstCaps *caps, GstCaps *filter) {
   ConvertState &s = state_of(trans);
   bool attach;
+  GstEfConvertBackend backend;
   {
     std::lock_guard lock(s.lock);
     attach = s.attach != nullptr;
+    backend = s.settings.backend;
   }
   // attach-tensor: the frames go through as they are.
   if (attach)
     return apply_caps_filter(gst_caps_ref(caps), filter);
-  return retarget_caps(direction, caps, filter);
+  GstCaps *other = retarget_caps(direction, caps, filter);
+  // backend=cpu or gl reads no CUDA memory: not offered upstream, where
+  // NVDEC's decoders take CUDA memory wherever it is allowed and would hand
+  // these backends frames they refuse.
+  const bool no_cuda =
+      backend == GST_EF_CONVERT_BACKEND_CPU || backend == GST_EF_CONVERT_BACKEND_GL;
+  if (direction == GST_PAD_SRC && no_cuda)
+    other = without_memory(other, FrameMemory::Cuda);
+  return other;
 }
 
 // Input in a format no backend reads (a decoder's 10-bit frames, before
