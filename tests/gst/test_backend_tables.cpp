@@ -119,7 +119,8 @@ GST_END_TEST;
 
 #ifdef EF_HAVE_GSTGL
 // The CUDA table lists what its pass reads and writes, and nothing else
-// (cuda_plan's reads() and writes()), in CUDA memory in, plain memory out.
+// (cuda_plan's reads() and writes()), in CUDA memory in, plain memory out,
+// and of those a texel a pixel into GL textures.
 GST_START_TEST(test_cuda_table_is_the_pass) {
   const BackendTable &t = cuda_table();
   const auto inputs = table_names(t, false, OutputKind::Image, FrameMemory::System);
@@ -128,9 +129,17 @@ GST_START_TEST(test_cuda_table_is_the_pass) {
     fail_unless(listed(inputs, f) == cuda::reads(f), "%s", gst_video_format_to_string(f));
     fail_unless(listed(outputs, f) == cuda::writes(f), "%s", gst_video_format_to_string(f));
   }
+  const auto textures = table_names(t, true, OutputKind::Image, FrameMemory::Gl);
+  fail_unless(textures.size() == 4, "%zu GL formats", textures.size());
+  for (const std::string &name : textures) {
+    const auto layout = gl::output_layout(gst_video_format_from_string(name.c_str()));
+    fail_unless(layout && layout->pixels, "%s: not a texel a pixel", name.c_str());
+    fail_unless(listed(outputs, gst_video_format_from_string(name.c_str())), "%s", name.c_str());
+  }
   for (const Production &row : t.rows) {
     fail_unless(row.in == memory_bit(FrameMemory::Cuda));
-    fail_unless(row.out == kPlainMemory && row.kind == OutputKind::Image);
+    fail_unless(row.kind == OutputKind::Image);
+    fail_unless(row.out == kPlainMemory || row.out == memory_bit(FrameMemory::Gl));
   }
 }
 GST_END_TEST;
@@ -219,7 +228,8 @@ GST_START_TEST(test_transform_follows_the_tables) {
   ef::gst::CapsPtr from_cuda(retarget_caps(GST_PAD_SINK, cuda_nv12.get(), nullptr));
   fail_unless(offers(from_cuda.get(), "memory:SystemMemory", "RGB"));
   fail_if(offers(from_cuda.get(), "memory:SystemMemory", "RGBP"));
-  fail_if(offers(from_cuda.get(), "memory:GLMemory", "RGBA"));
+  fail_unless(offers(from_cuda.get(), "memory:GLMemory", "RGBA"));
+  fail_if(offers(from_cuda.get(), "memory:GLMemory", "RGB"));
   fail_if(gst_caps_can_intersect(from_cuda.get(), caps("other/tensors").get()));
 #else
   fail_if(offers(into_rgb.get(), "memory:CUDAMemory", "NV12"));

@@ -104,9 +104,11 @@ std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const O
 
 #ifdef EF_HAVE_CUDA
 // ENODEV where the NVIDIA driver's CUDA is not there (no libcuda.so.1, no
-// GPU); EINVAL for a conversion the CUDA pass does not make.
+// GPU); EINVAL for a conversion the CUDA pass does not make. `gl`: the GL
+// context of a GL-memory output (its textures get the frames), else null.
 Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in,
-                                                          const OutputSpec &out);
+                                                          const OutputSpec &out,
+                                                          GstGLContext *gl = nullptr);
 #endif
 
 #ifdef EF_HAVE_GSTGL

@@ -115,7 +115,19 @@ std::unique_ptr<ConvertBackend> cuda_backend(GstElement *element, ConvertState &
                       ("backends that can: %s", backends_making(c).c_str()));
     return nullptr;
   }
-  auto cuda = make_cuda_backend(s.in_info, s.out);
+  GstGLContext *gl = nullptr;
+  if (c.out_memory == FrameMemory::Gl) {
+    auto context = s.gl.ensure(element);
+    if (!context) {
+      GST_ELEMENT_ERROR(
+          element, RESOURCE, FAILED,
+          ("The CUDA backend's GL output has no GL context: %s", context.error().message.c_str()),
+          (nullptr));
+      return nullptr;
+    }
+    gl = *context;
+  }
+  auto cuda = make_cuda_backend(s.in_info, s.out, gl);
   if (cuda)
     return chosen(element, s, std::move(cuda).value(),
                   c.in_memory == FrameMemory::Cuda ? "the input is CUDA memory" : "asked for");

@@ -3,12 +3,16 @@
 // decoders give them) converted by one kernel on the CUDA context the frame
 // was decoded in, so no GL context, no CUDA -> GL copy and no context
 // switch on the GPU beyond the decoder's own. The output is read back into
-// plain memory (the frame's consumer needs its bytes).
+// plain memory (the frame's consumer needs its bytes), or copied into the
+// output's GL texture on the GPU (GL memory: nothing crosses the bus).
 #include <cstring>
 #include <mutex>
 #include <string>
 
+#include <gst/gl/gl.h>
+
 #include "cuda_driver.hpp"
+#include "cuda_gl_texture.hpp"
 #include "cuda_kernels.hpp"
 #include "cuda_plan.hpp"
 #include "efconvert/backend.hpp"
@@ -43,9 +47,20 @@ constexpr unsigned kBlockW = 32, kBlockH = 8;
 
 class CudaBackend final : public ConvertBackend {
  public:
-  CudaBackend(const Driver &d, const GstVideoInfo &in, const GstVideoInfo &out)
-      : d_(d), in_(in), out_(out) {}
-  ~CudaBackend() override { release(); }
+  // `gl`: the context of GL-memory outputs (a reference taken), else null.
+  CudaBackend(const Driver &d, const GstVideoInfo &out, GstGLContext *gl)
+      : d_(d), out_(out), gl_(gl ? GST_GL_CONTEXT(gst_object_ref(gl)) : nullptr) {}
+  ~CudaBackend() override {
+    if (gl_) {
+      // What ensure() made is the GL thread's, where every frame ran.
+      gst_gl_context_thread_add(
+          gl_, [](GstGLContext *, gpointer self) { static_cast<CudaBackend *>(self)->release(); },
+          this);
+      gst_object_unref(gl_);
+    } else {
+      release();
+    }
+  }
 
   const char *name() const override { return "cuda"; }
   void set_cache_capacity(uint32_t) override {}  // nothing cached but the kernel
@@ -63,64 +78,149 @@ class CudaBackend final : public ConvertBackend {
     GstMapInfo src;
     if (!gst_memory_map(mem, &src, GstMapFlags(GST_MAP_READ | kMapCuda)))
       return Error{EIO, "cannot map the CUDA memory of the input"};
-    GstVideoFrame dst;
-    Result<void> done;
-    if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE)) {
-      done = Error{EIO, "cannot map the output frame"};
-    } else {
-      // The frame's GstVideoMeta where it has one (locate_planes checked it),
-      // else the memory's own layout.
-      const GstVideoInfo &planes = gst_buffer_get_video_meta(in)
-                                       ? layout.info
-                                       : reinterpret_cast<CudaMemoryHead *>(mem)->info;
-      done = run(reinterpret_cast<CUdeviceptr>(src.data), planes, dst, params,
-                 GST_MEMORY_FLAG_IS_SET(mem, kNeedSync));
-      gst_video_frame_unmap(&dst);
-    }
+    // The frame's GstVideoMeta where it has one (locate_planes checked it),
+    // else the memory's own layout.
+    Source source{
+        reinterpret_cast<CUdeviceptr>(src.data),
+        gst_buffer_get_video_meta(in) ? layout.info : reinterpret_cast<CudaMemoryHead *>(mem)->info,
+        GST_MEMORY_FLAG_IS_SET(mem, kNeedSync) != 0};
+    Result<void> done = gl_ ? into_texture(source, out, params) : into_memory(source, out, params);
     gst_memory_unmap(mem, &src);
     if (done) {
       std::lock_guard lock(stats_lock_);
       ++stats_.src_hits;  // read where the decoder left it
-      ++stats_.readbacks;
-      stats_.bytes_read += uint64_t(GST_VIDEO_INFO_PLANE_STRIDE(&out_, 0)) * out_.height;
+      if (gl_) {
+        ++stats_.dst_hits;  // written where the consumer reads it
+      } else {
+        ++stats_.readbacks;
+        stats_.bytes_read += uint64_t(GST_VIDEO_INFO_PLANE_STRIDE(&out_, 0)) * out_.height;
+      }
     }
     return done;
   }
 
  private:
-  // The kernel on the context that holds `base`, its output read back into
-  // `dst`.
-  Result<void> run(CUdeviceptr base, const GstVideoInfo &in, GstVideoFrame &dst,
-                   const ConvertParams &params, bool need_sync) {
+  struct Source {
+    CUdeviceptr base;
+    GstVideoInfo planes;
+    bool need_sync;
+  };
+
+  // Into plain memory, on the streaming thread.
+  Result<void> into_memory(const Source &source, GstBuffer *out, const ConvertParams &params) {
+    GstVideoFrame dst;
+    if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE))
+      return Error{EIO, "cannot map the output frame"};
+    Result<void> done =
+        on_context(source, params, [&](Pass &pass) { return read_back(pass, dst); });
+    gst_video_frame_unmap(&dst);
+    return done;
+  }
+
+  // Into the output's GL texture, on its GL thread: the kernel's output is
+  // copied into the texture (registered with CUDA) on the GPU, and unmapping
+  // it orders every later GL command after that copy (cuGraphicsUnmap
+  // Resources' guarantee), so no thread waits for the GPU.
+  Result<void> into_texture(const Source &source, GstBuffer *out, const ConvertParams &params) {
+    struct Job {
+      CudaBackend *self;
+      const Source *source;
+      GstBuffer *out;
+      const ConvertParams *params;
+      Result<void> done;
+    } job{this, &source, out, &params, {}};
+    gst_gl_context_thread_add(
+        gl_,
+        [](GstGLContext *, gpointer data) {
+          auto *j = static_cast<Job *>(data);
+          j->done = j->self->texture_on_gl_thread(*j->source, j->out, *j->params);
+        },
+        &job);
+    return job.done;
+  }
+
+  Result<void> texture_on_gl_thread(const Source &source, GstBuffer *out,
+                                    const ConvertParams &params) {
+    GstMemory *mem = gst_buffer_peek_memory(out, 0);
+    if (gst_buffer_n_memory(out) != 1 || !gst_is_gl_memory(mem))
+      return Error{EINVAL, "the output is not one GL memory"};
+    GstMapInfo map;
+    if (!gst_memory_map(mem, &map, GstMapFlags(GST_MAP_WRITE | GST_MAP_GL)))
+      return Error{EIO, "cannot map the output texture"};
+    const guint texture = *reinterpret_cast<guint *>(map.data);
+    Result<void> done = on_context(
+        source, params, [&](Pass &pass) { return copy_into_texture(pass, mem, texture); });
+    gst_memory_unmap(mem, &map);
+    if (done)
+      if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(out))
+        gst_gl_sync_meta_set_sync_point(sync, gl_);
+    return done;
+  }
+
+  // The kernel on the CUDA context that holds the source, then `finish`
+  // (the output's way out) with that context current.
+  template <typename Finish>
+  Result<void> on_context(const Source &source, const ConvertParams &params, Finish finish) {
     CUcontext context = nullptr;
-    if (CUresult r = d_.PointerGetAttribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT, base);
+    if (CUresult r = d_.PointerGetAttribute(&context, CU_POINTER_ATTRIBUTE_CONTEXT, source.base);
         r != CUDA_SUCCESS)
       return Error{EINVAL, "the input's CUDA address: " + d_.describe("cuPointerGetAttribute", r)};
-    auto pass = plan_pass(in, out_, params);
+    auto pass = plan_pass(source.planes, out_, params);
     if (!pass)
       return pass.error();
     if (CUresult r = d_.CtxPushCurrent(context); r != CUDA_SUCCESS)
       return Error{EIO, d_.describe("cuCtxPushCurrent", r)};
     Result<void> done;
-    if (need_sync) {
+    if (source.need_sync) {
       // Without the producer's stream (GstCuda's API, not linked), all of
       // the context's work: never a frame read before it is written.
       if (CUresult r = d_.CtxSynchronize(); r != CUDA_SUCCESS)
         done = Error{EIO, d_.describe("cuCtxSynchronize", r)};
     }
     if (done)
-      done = launch(context, base, in, *pass, dst);
+      done = ensure(context);
+    if (done) {
+      place_source(*pass, source.base, source.planes);
+      done = launch(*pass);
+    }
+    if (done)
+      done = finish(*pass);
     CUcontext popped = nullptr;
     d_.CtxPopCurrent(&popped);
     return done;
   }
 
-  // With `context` current.
-  Result<void> launch(CUcontext context, CUdeviceptr base, const GstVideoInfo &in, Pass &pass,
-                      GstVideoFrame &dst) {
-    if (auto ready = ensure(context); !ready)
-      return ready;
-    place_source(pass, base, in);
+  // The texture of `mem` gets the kernel's output, on the GPU.
+  Result<void> copy_into_texture(const Pass &pass, GstMemory *mem, guint texture) {
+    auto resource = registered_texture(d_, gl_, context_, mem, texture);
+    if (!resource)
+      return resource.error();
+    CUgraphicsResource r = *resource;
+    if (CUresult e = d_.GraphicsMapResources(1, &r, stream_); e != CUDA_SUCCESS)
+      return Error{EIO, d_.describe("cuGraphicsMapResources", e)};
+    CUarray array = nullptr;
+    Result<void> done;
+    if (CUresult e = d_.GraphicsSubResourceGetMappedArray(&array, r, 0, 0); e != CUDA_SUCCESS) {
+      done = Error{EIO, d_.describe("cuGraphicsSubResourceGetMappedArray", e)};
+    } else {
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.srcDevice = output_;
+      copy.srcPitch = size_t(pass.out_stride);
+      copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      copy.dstArray = array;
+      copy.WidthInBytes = size_t(pass.out_w) * size_t(pass.bpp);
+      copy.Height = size_t(pass.out_h);
+      if (CUresult e = d_.Memcpy2DAsync(&copy, stream_); e != CUDA_SUCCESS)
+        done = Error{EIO, d_.describe("cuMemcpy2DAsync", e)};
+    }
+    if (CUresult e = d_.GraphicsUnmapResources(1, &r, stream_); e != CUDA_SUCCESS && done)
+      done = Error{EIO, d_.describe("cuGraphicsUnmapResources", e)};
+    return done;
+  }
+
+  // The kernel into output_, on stream_ (made by ensure()).
+  Result<void> launch(Pass &pass) {
     pass.out = output_;
     void *args[] = {&pass};
     const unsigned gx = (unsigned(pass.out_w) + kBlockW - 1) / kBlockW;
@@ -129,6 +229,11 @@ class CudaBackend final : public ConvertBackend {
             d_.LaunchKernel(function_, gx, gy, 1, kBlockW, kBlockH, 1, 0, stream_, args, nullptr);
         r != CUDA_SUCCESS)
       return Error{EIO, d_.describe("cuLaunchKernel", r)};
+    return {};
+  }
+
+  // The kernel's output into `dst` (plain memory).
+  Result<void> read_back(const Pass &pass, GstVideoFrame &dst) {
     // Device -> pinned staging by DMA, waited for asleep, then into the
     // output on this CPU: a copy into pageable memory makes the driver
     // stage it itself, chunk by chunk, and its waits spin (a CPU each of 16
@@ -187,7 +292,7 @@ class CudaBackend final : public ConvertBackend {
     if (CUresult r = d_.MemAlloc(&output_, bytes); r != CUDA_SUCCESS)
       return Error{ENOMEM, d_.describe("cuMemAlloc", r)};
     const char *readback = g_getenv("EF_CUDA_READBACK");
-    if (!(readback && std::strcmp(readback, "direct") == 0))
+    if (!gl_ && !(readback && std::strcmp(readback, "direct") == 0))
       if (CUresult r = d_.MemAllocHost(&staging_, bytes); r != CUDA_SUCCESS)
         return Error{ENOMEM, d_.describe("cuMemAllocHost", r)};
     GST_DEBUG("CUDA kernel loaded on context %p", static_cast<void *>(context));
@@ -221,7 +326,8 @@ class CudaBackend final : public ConvertBackend {
   }
 
   const Driver &d_;
-  const GstVideoInfo in_, out_;
+  const GstVideoInfo out_;
+  GstGLContext *const gl_;  // GL-memory outputs' context, else null
   CUcontext context_ = nullptr;
   CUfunction function_ = nullptr;
   CUstream stream_ = nullptr;
@@ -235,7 +341,7 @@ class CudaBackend final : public ConvertBackend {
 }  // namespace
 
 Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in,
-                                                          const OutputSpec &out) {
+                                                          const OutputSpec &out, GstGLContext *gl) {
   const GstVideoInfo *image = out.image();
   if (!image || !cuda::reads(GST_VIDEO_INFO_FORMAT(&in)) ||
       !cuda::writes(GST_VIDEO_INFO_FORMAT(image)))
@@ -245,7 +351,11 @@ Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in
   const Driver *d = driver(&why);
   if (!d)
     return Error{ENODEV, why};
-  return std::unique_ptr<ConvertBackend>(new CudaBackend(*d, in, *image));
+  if (gl && !d->gl_interop())
+    return Error{ENOTSUP,
+                 "GL-memory output: the NVIDIA driver's libcuda.so.1 has no CUDA-GL "
+                 "interop"};
+  return std::unique_ptr<ConvertBackend>(new CudaBackend(*d, *image, gl));
 }
 
 }  // namespace ef::gst

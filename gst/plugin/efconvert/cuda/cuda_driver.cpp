@@ -57,6 +57,15 @@ Loaded load() {
       find(lib, "cuEventSynchronize", d.EventSynchronize, w);
   if (!found)
     return l;  // the library stays loaded: a process loads it once
+  // Optional: GL interop, for GL-memory outputs only.
+  std::string optional;
+  if (!(find(lib, "cuGraphicsGLRegisterImage", d.GraphicsGLRegisterImage, optional) &&
+        find(lib, "cuGraphicsUnregisterResource", d.GraphicsUnregisterResource, optional) &&
+        find(lib, "cuGraphicsMapResources", d.GraphicsMapResources, optional) &&
+        find(lib, "cuGraphicsUnmapResources", d.GraphicsUnmapResources, optional) &&
+        find(lib, "cuGraphicsSubResourceGetMappedArray", d.GraphicsSubResourceGetMappedArray,
+             optional)))
+    d.GraphicsGLRegisterImage = nullptr;
   if (const CUresult r = d.Init(0); r != CUDA_SUCCESS) {
     w = d.describe("cuInit", r);
     return l;

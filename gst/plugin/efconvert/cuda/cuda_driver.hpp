@@ -19,10 +19,14 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraphicsResource = struct CUgraphicsResource_st *;
+using CUarray = struct CUarray_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr int CU_POINTER_ATTRIBUTE_CONTEXT = 1;
-inline constexpr int CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr int CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3;
+// cuGraphicsGLRegisterImage: CUDA only writes, whatever was there is dropped.
+inline constexpr unsigned CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD = 2;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 // The waiting thread sleeps rather than spins (CU_EVENT_BLOCKING_SYNC), and
 // the event keeps no time (CU_EVENT_DISABLE_TIMING).
@@ -33,13 +37,13 @@ struct CUDA_MEMCPY2D {
   int srcMemoryType;
   const void *srcHost;
   CUdeviceptr srcDevice;
-  void *srcArray;
+  CUarray srcArray;
   size_t srcPitch;
   size_t dstXInBytes, dstY;
   int dstMemoryType;
   void *dstHost;
   CUdeviceptr dstDevice;
-  void *dstArray;
+  CUarray dstArray;
   size_t dstPitch;
   size_t WidthInBytes, Height;
 };
@@ -68,6 +72,15 @@ struct Driver {
   CUresult (*EventDestroy)(CUevent);
   CUresult (*EventRecord)(CUevent, CUstream);
   CUresult (*EventSynchronize)(CUevent);
+
+  // CUDA-GL interop (textures a CUDA kernel's output is copied into): null
+  // where the driver has none, which only GL-memory outputs need.
+  CUresult (*GraphicsGLRegisterImage)(CUgraphicsResource *, unsigned, unsigned, unsigned);
+  CUresult (*GraphicsUnregisterResource)(CUgraphicsResource);
+  CUresult (*GraphicsMapResources)(unsigned, CUgraphicsResource *, CUstream);
+  CUresult (*GraphicsUnmapResources)(unsigned, CUgraphicsResource *, CUstream);
+  CUresult (*GraphicsSubResourceGetMappedArray)(CUarray *, CUgraphicsResource, unsigned, unsigned);
+  bool gl_interop() const { return GraphicsGLRegisterImage != nullptr; }
 
   // "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (1)" for a failed call.
   std::string describe(const char *call, CUresult r) const;
