@@ -12,7 +12,7 @@
 // read-backs). One JSON object a run is appended to --json.
 //
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
-//     efconvert-cpu|stock|none|bandwidth|compute --output=rgb|glrgba --streams=N
+//     efconvert-cpu|efconvert-cuda|stock|none|bandwidth|compute --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
 //     [--gpu-timing=1] [--gl-contexts=K] [--decoder-memory=gl|cuda]
@@ -168,8 +168,9 @@ std::string chain_of(const Options &o, int i) {
     return "efconvert" + name + " backend=gl readback-depth=" + std::to_string(o.depth) +
            " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
            (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
-  if (o.chain == "efconvert-cuda")
-    return "efconvert" + name + " backend=cuda" + caps;
+  if (o.chain == "efconvert-cuda")  // gl-contexts: the GL threads of its GL-memory outputs
+    return "efconvert" + name + " backend=cuda" +
+           (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
   if (o.chain == "efconvert-cpu")
     return "efconvert" + name + " backend=cpu n-threads=" + std::to_string(o.n_threads) + caps;
   if (o.chain == "stock" && gl_input(o)) {
@@ -813,11 +814,12 @@ int main(int argc, char **argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
-                 "--chain=efconvert-gl|efconvert-cpu|stock|none|bandwidth|compute "
+                 "--chain=efconvert-gl|efconvert-cpu|efconvert-cuda|stock|none|bandwidth|compute "
                  "--output=rgb|glrgba --streams=N "
                  "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
                  "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-                 "[--gl-contexts=K] [--letterbox=1] [--label=NAME] [--json=FILE]\n");
+                 "[--gl-contexts=K] [--letterbox=1] [--decoder-memory=gl|cuda] [--label=NAME] "
+                 "[--json=FILE]\n");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {
