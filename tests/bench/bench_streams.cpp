@@ -12,10 +12,11 @@
 // read-backs). One JSON object a run is appended to --json.
 //
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
-//     efconvert-cpu|efconvert-cuda|stock|none|bandwidth|compute --output=rgb|glrgba --streams=N
+//     efconvert-cpu|efconvert-cuda|efconvert-auto|stock|none|bandwidth|compute
+//     --output=rgb|glrgba --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
-//     [--gpu-timing=1] [--gl-contexts=K] [--decoder-memory=gl|cuda]
+//     [--gpu-timing=1] [--gl-contexts=K] [--decoder-memory=gl|cuda|any]
 //     [--label=NAME] [--json=FILE]
 //
 // Sources: gl, a ring of 4 frames uploaded once into the program's GL
@@ -47,7 +48,9 @@
 // PAUSED; left at the element's default without it). --decoder-memory=cuda
 // has the decoders give CUDA memory (NVDEC's own, no GL copy), which
 // --chain=efconvert-cuda converts on the decoder's CUDA context; the
-// decode-only baseline of the issue is GL memory. --label names the run in the JSON
+// decode-only baseline of the issue is GL memory. --decoder-memory=any
+// leaves it to negotiation, as a gst-launch line does (with
+// --chain=efconvert-auto: efconvert's backend=auto). --label names the run in the JSON
 // (streams_variants.sh). The EF_GL_* diagnostics set in the environment
 // are recorded with the run ("setting").
 #include <gst/app/gstappsrc.h>
@@ -168,8 +171,10 @@ std::string chain_of(const Options &o, int i) {
     return "efconvert" + name + " backend=gl readback-depth=" + std::to_string(o.depth) +
            " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
            (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
-  if (o.chain == "efconvert-cuda")  // gl-contexts: the GL threads of its GL-memory outputs
-    return "efconvert" + name + " backend=cuda" +
+  // cuda's gl-contexts: the GL threads of its GL-memory outputs; auto: what
+  // a gst-launch line gets, its backend and memory negotiated.
+  if (o.chain == "efconvert-cuda" || o.chain == "efconvert-auto")
+    return "efconvert" + name + (o.chain == "efconvert-cuda" ? " backend=cuda" : " backend=auto") +
            (o.gl_contexts >= 0 ? " gl-contexts=" + std::to_string(o.gl_contexts) : "") + caps;
   if (o.chain == "efconvert-cpu")
     return "efconvert" + name + " backend=cpu n-threads=" + std::to_string(o.n_threads) + caps;
@@ -191,10 +196,13 @@ std::string source_of(const Options &o, int i) {
     // EF_BENCH_DECODER: another decoder to GL memory where there is no
     // nvh264dec (e.g. "avdec_h264 ! glupload"), to try the runs out.
     const char *decoder = g_getenv("EF_BENCH_DECODER");
+    const std::string memory =
+        o.decoder_memory == "any"
+            ? ""
+            : " ! video/x-raw(memory:" +
+                  std::string(o.decoder_memory == "cuda" ? "CUDAMemory" : "GLMemory") + ")";
     return "filesrc location=\"" + o.clip + "\" ! h264parse ! " +
-           (decoder ? decoder : "nvh264dec") +
-           " ! video/x-raw(memory:" + (o.decoder_memory == "cuda" ? "CUDAMemory" : "GLMemory") +
-           ")";
+           (decoder ? decoder : "nvh264dec") + memory;
   }
   if (o.source == "testsrc")
     return "t. ! queue name=q" + n;
@@ -766,7 +774,7 @@ void report(const Options &o, const std::vector<Share> &shares) {
       setting += std::string(setting.empty() ? "" : " ") + name + "=" + value;
   if (o.gpu_timing)
     setting += std::string(setting.empty() ? "" : " ") + "gpu-timing=true";
-  if (o.gl_contexts >= 0 && o.chain == "efconvert-gl")
+  if (o.gl_contexts >= 0 && o.chain.rfind("efconvert-", 0) == 0 && o.chain != "efconvert-cpu")
     setting +=
         std::string(setting.empty() ? "" : " ") + "gl-contexts=" + std::to_string(o.gl_contexts);
   if (o.letterbox && o.chain.rfind("efconvert", 0) == 0)
@@ -814,11 +822,12 @@ int main(int argc, char **argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
-                 "--chain=efconvert-gl|efconvert-cpu|efconvert-cuda|stock|none|bandwidth|compute "
+                 "--chain=efconvert-gl|efconvert-cpu|efconvert-cuda|efconvert-auto|stock|none|"
+                 "bandwidth|compute "
                  "--output=rgb|glrgba --streams=N "
                  "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
                  "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
-                 "[--gl-contexts=K] [--letterbox=1] [--decoder-memory=gl|cuda] [--label=NAME] "
+                 "[--gl-contexts=K] [--letterbox=1] [--decoder-memory=gl|cuda|any] [--label=NAME] "
                  "[--json=FILE]\n");
     return 2;
   }

@@ -736,6 +736,64 @@ GST_START_TEST(test_gl_contexts_at_once) {
 }
 GST_END_TEST;
 
+// The CUDA backend's GL-memory output: with gl-contexts=0 one GL context
+// per element, taken when caps are set (every frame's CUDA-GL interop waits
+// on its context's GL thread, so one context for all bounds many streams:
+// BENCHMARKS, run18), also where the CUDA driver then refuses (a machine
+// without one: the context is taken first); gl-contexts=2 still shares 2.
+GST_START_TEST(test_cuda_gl_output_one_context_each) {
+  constexpr int kBranches = 4;
+  const std::string in = "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=48";
+  {
+    GstElement *probe = gst_element_factory_make("efconvert", nullptr);
+    GstCaps *templ = gst_pad_template_get_caps(gst_element_get_pad_template(probe, "sink"));
+    GstCaps *cuda = gst_caps_from_string(in.c_str());
+    const bool reads_cuda = gst_caps_can_intersect(templ, cuda);
+    gst_caps_unref(cuda);
+    gst_caps_unref(templ);
+    gst_object_unref(probe);
+    if (!reads_cuda) {
+      std::printf("SKIP: test_cuda_gl_output_one_context_each: built without the CUDA backend\n");
+      return;
+    }
+  }
+  for (guint k : {0u, 2u}) {
+    std::string description;
+    for (int b = 0; b < kBranches; ++b)
+      description += "appsrc name=src" + std::to_string(b) + " format=time caps=\"" + in +
+                     ",framerate=30/1\" ! efconvert name=conv" + std::to_string(b) +
+                     " backend=cuda gl-contexts=" + std::to_string(k) +
+                     " ! video/x-raw(memory:GLMemory),format=RGBA,width=32,height=32 ! fakesink ";
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+    fail_unless(pipeline && !error, "%s", error ? error->message : "");
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    for (int b = 0; b < kBranches; ++b) {
+      GstElement *src = child(pipeline, "src" + std::to_string(b));
+      gst_app_src_push_buffer(GST_APP_SRC(src),
+                              gst_buffer_new_allocate(nullptr, 64 * 48 * 3 / 2, nullptr));
+      gst_object_unref(src);
+    }
+    std::vector<GstElement *> converters = converters_of(pipeline, kBranches);
+    std::vector<GstGLContext *> contexts;
+    for (gint64 end = g_get_monotonic_time() + 20 * G_TIME_SPAN_SECOND;;) {
+      unref_all(contexts);
+      contexts = contexts_of(converters);
+      if (!shares(contexts).empty() || g_get_monotonic_time() > end)
+        break;
+      g_usleep(10000);
+    }
+    const std::vector<int> want = k == 0 ? std::vector<int>(kBranches, 1) : std::vector<int>{2, 2};
+    fail_unless(shares(contexts) == want, "gl-contexts=%u: elements per GL context %s, want %s", k,
+                text_of(shares(contexts)).c_str(), text_of(want).c_str());
+    unref_all(contexts);
+    unref_elements(converters);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+}
+GST_END_TEST;
+
 static Suite *streams_suite() {
   Suite *s = suite_create("efconvert_streams");
   TCase *tc = tcase_create("streams");
@@ -754,6 +812,7 @@ static Suite *streams_suite() {
   tcase_add_test(pool, test_gl_contexts_mutable_ready);
   tcase_add_test(pool, test_gl_contexts_pool_released);
   tcase_add_test(pool, test_gl_contexts_at_once);
+  tcase_add_test(pool, test_cuda_gl_output_one_context_each);
   suite_add_tcase(s, pool);
   return s;
 }

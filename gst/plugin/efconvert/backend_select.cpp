@@ -29,6 +29,19 @@ std::unique_ptr<ConvertBackend> chosen(GstElement *element, ConvertState &s,
 }
 
 #ifdef EF_HAVE_GSTGL
+// The pool the GL context is taken from when caps are set (where
+// gl-contexts took none before). CUDA input: only the CUDA backend's
+// GL-memory output uses GL, and every frame's interop (map, copy, unmap)
+// waits on its context's GL thread, so one context for all streams bounds
+// them (16 decoded streams on an H200, run18: one 22 % of the decoders'
+// rate to GL alone, 4 56 %, 8 83 %, one each 112 %): one each, as every
+// decoder makes its own, the pool's slots in turn up to its size (a
+// context beside the element, a GL sink's, still comes first). Else any
+// context of the display, as GstGL's elements take.
+unsigned pool_at_caps(FrameMemory in) {
+  return in == FrameMemory::Cuda ? kMaxGlContextPool : 0;
+}
+
 // The renderer's kind. EF_GL_RENDERER_KIND (hardware, software) overrides
 // what its name says.
 GlKind renderer_kind(ConvertState &s) {
@@ -117,7 +130,7 @@ std::unique_ptr<ConvertBackend> cuda_backend(GstElement *element, ConvertState &
   }
   GstGLContext *gl = nullptr;
   if (c.out_memory == FrameMemory::Gl) {
-    auto context = s.gl.ensure(element);
+    auto context = s.gl.ensure(element, pool_at_caps(c.in_memory));
     if (!context) {
       GST_ELEMENT_ERROR(
           element, RESOURCE, FAILED,
@@ -233,7 +246,7 @@ SizeLimit size_limit(GstElement *element, ConvertState &s, const Settings &st, G
   const bool must_gl =
       st.backend == GST_EF_CONVERT_BACKEND_GL || is_gl_caps(incaps) || is_gl_caps(outcaps);
   if (must_gl)
-    if (auto context = s.gl.ensure(element))
+    if (auto context = s.gl.ensure(element, pool_at_caps(memory_of(incaps))))
       return gl_size_limit(*context);
 #else
   (void)element;

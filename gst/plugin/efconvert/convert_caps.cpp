@@ -384,15 +384,6 @@ std::string refused_input_message(GstElement *element, GstCaps *caps) {
          " (in system memory; memory:DMABuf and memory:GLMemory as the pad templates say)";
 }
 
-bool has_memory(GstCaps *caps, FrameMemory m) {
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstCapsFeatures *f = gst_caps_get_features(caps, i);
-    if (f && !gst_caps_features_is_any(f) && gst_caps_features_contains(f, feature_of(m)))
-      return true;
-  }
-  return false;
-}
-
 GstCaps *without_memory(GstCaps *caps, FrameMemory m) {
   caps = gst_caps_make_writable(caps);
   for (guint i = gst_caps_get_size(caps); i-- > 0;) {

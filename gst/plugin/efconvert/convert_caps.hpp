@@ -34,8 +34,6 @@ GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter
 
 // `caps` without its structures in memory `m` (takes `caps`).
 GstCaps *without_memory(GstCaps *caps, FrameMemory m);
-// Whether a structure of `caps` is in memory `m` (ANY features are not).
-bool has_memory(GstCaps *caps, FrameMemory m);
 
 // fixate_caps: without a size from downstream the output keeps the input's
 // size turned by `turn`, and its frame rate. Takes `othercaps`.

@@ -50,7 +50,6 @@ Loaded load() {
       find(lib, "cuMemcpy2DAsync_v2", d.Memcpy2DAsync, w) &&
       find(lib, "cuStreamCreate", d.StreamCreate, w) &&
       find(lib, "cuStreamDestroy_v2", d.StreamDestroy, w) &&
-      find(lib, "cuStreamSynchronize", d.StreamSynchronize, w) &&
       find(lib, "cuEventCreate", d.EventCreate, w) &&
       find(lib, "cuEventDestroy_v2", d.EventDestroy, w) &&
       find(lib, "cuEventRecord", d.EventRecord, w) &&

@@ -67,7 +67,6 @@ struct Driver {
   CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned);
   CUresult (*StreamDestroy)(CUstream);
-  CUresult (*StreamSynchronize)(CUstream);
   CUresult (*EventCreate)(CUevent *, unsigned);
   CUresult (*EventDestroy)(CUevent);
   CUresult (*EventRecord)(CUevent, CUstream);
