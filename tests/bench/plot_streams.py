@@ -35,6 +35,7 @@ SOURCES = {"gl": "GL-memory frames (an uploaded ring)",
            "testsrc": "one videotestsrc teed to every stream",
            "decoder": "nvh264dec to GL memory (or CUDA memory, where said)"}
 COLOURS = {"efconvert-gl": "#2e8b57", "efconvert-cpu": "#1f77b4", "efconvert-cuda": "#e67e22",
+           "efconvert-auto": "#8e44ad",
            "stock": "#c0392b",
            "none": "#8c8c8c", "bandwidth": "#000000", "compute": "#7f3fbf"}
 CPU_TARGET = 28000  # issue 19: system-memory streams, one process, 16 cores
@@ -65,6 +66,8 @@ def series_name(r):
         extra = f", n-threads={r['n_threads']}"
     if cuda:
         extra = ", from CUDA memory"
+    if r.get("decoder_memory") == "any" and r["source"] == "decoder":
+        extra = f", memory negotiated ({r.get('backend') or '?'} backend)"
     stock = {"gl": "glcolorconvert ! glcolorscale", "decoder": "glcolorconvert ! glcolorscale",
              "sysmem": "videoconvert ! videoscale", "testsrc": "videoconvert ! videoscale"}
     name = stock.get(r["source"], "stock") if chain == "stock" else chain

@@ -128,14 +128,20 @@ class CudaBackend final : public ConvertBackend {
       GstBuffer *out;
       const ConvertParams *params;
       Result<void> done;
-    } job{this, &source, out, &params, {}};
+      gint64 ns;  // on the GL thread
+    } job{this, &source, out, &params, {}, 0};
     gst_gl_context_thread_add(
         gl_,
         [](GstGLContext *, gpointer data) {
           auto *j = static_cast<Job *>(data);
+          const gint64 start = g_get_monotonic_time();
           j->done = j->self->texture_on_gl_thread(*j->source, j->out, *j->params);
+          j->ns = (g_get_monotonic_time() - start) * 1000;
         },
         &job);
+    std::lock_guard lock(stats_lock_);
+    ++stats_.gl_handovers;  // the GL thread the element's context shares
+    stats_.gl_thread_ns += uint64_t(job.ns);
     return job.done;
   }
 
