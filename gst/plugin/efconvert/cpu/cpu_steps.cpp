@@ -282,7 +282,8 @@ Kernel area(Axis &x, Axis &y, bool boxed) {
 // So everything that some axis reduces by more than 1.5 (where the GPU
 // passes take their box: boxes()) goes by the exact footprint
 // (cpu_area.hpp), but for libyuv's boxes of 2 and 4 and our own of 3 and
-// 1.5, and so does sited chroma; libyuv keeps the milder scales.
+// 1.5, and so does sited chroma and every enlarging axis; libyuv keeps
+// the milder reductions.
 // A deep plane (16-bit samples) has none of our byte kernels: the exact
 // footprint, or libyuv's ScalePlane_16 for the milder scales.
 Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
@@ -293,8 +294,13 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   if (filter_ == libyuv::kFilterNone)
     return Kernel::Libyuv;
   const bool boxed = boxes(x) || boxes(y);
+  // libyuv enlarges end to end (its first and last samples on the output's
+  // first and last: up to half an output pixel off the centred mapping the
+  // GPU passes and GStreamer's scalers take); the resampler interpolates
+  // between the samples' sites.
+  const bool enlarges = !reduces_by(x, 1) || !reduces_by(y, 1);
   if (deep_)
-    return sited || boxed ? area(x, y, boxed) : Kernel::Libyuv;
+    return sited || boxed || enlarges ? area(x, y, boxed) : Kernel::Libyuv;
   const bool thirds = in.width == 3 * x.out && in.height == 3 * y.out;
   if (!sited && edges && in.bpp <= 2 && thirds)
     return Kernel::Box3;
@@ -306,7 +312,7 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   if (in.bpp <= 2 && edges && x.site == 1 && y.site == 0 && x.out == 2 * in.width &&
       y.out == y.sub * in.height)
     return Kernel::Up2Cosited;
-  if (!sited && (!boxed || (edges && libyuv_box(in, x, y))))
+  if (!sited && !enlarges && (!boxed || (edges && libyuv_box(in, x, y))))
     return Kernel::Libyuv;
   return area(x, y, boxed);
 }
