@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <tuple>
 #include <utility>
 #include <string>
@@ -645,6 +646,127 @@ GST_START_TEST(test_downstream_pool_alignment) {
 }
 GST_END_TEST;
 
+namespace {
+
+// `frame` with every byte inverted: other content, the same borders.
+GstBuffer *inverted(GstBuffer *frame) {
+  GstBuffer *copy = gst_buffer_copy_deep(frame);
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(copy, &map, GST_MAP_WRITE));
+  for (gsize i = 0; i < map.size; ++i)
+    map.data[i] = guint8(255 - map.data[i]);
+  gst_buffer_unmap(copy, &map);
+  return copy;
+}
+
+bool same_bytes(GstBuffer *a, GstBuffer *b) {
+  GstMapInfo x, y;
+  fail_unless(gst_buffer_map(a, &x, GST_MAP_READ) && gst_buffer_map(b, &y, GST_MAP_READ));
+  const bool same = x.size == y.size && std::memcmp(x.data, y.data, x.size) == 0;
+  gst_buffer_unmap(a, &x);
+  gst_buffer_unmap(b, &y);
+  return same;
+}
+
+// An output of efconvert backend=cpu, letterboxed, and a change of
+// setting that moves its border's values.
+struct BorderCase {
+  guint in_w, in_h;
+  std::string out_caps;
+  std::string changed;  // properties of the change, for a new element
+  std::function<void(GstElement *)> change;
+  gsize first_row_bytes;
+};
+
+// Frames alternating between two pictures through one element, its pool's
+// memories reused: the test maps a memory for writing and changes its first
+// row every fifth frame (as an element changing the frame in place would),
+// and the setting changes halfway. Every output is byte for byte what a new
+// element makes of its frame; borders-kept counts the frames whose border
+// rows were left as the memory held them, as the test expects from the
+// memories it has seen.
+void check_borders_written_once(const BorderCase &c) {
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, c.in_w, c.in_h);
+  const std::string caps = caps_text(in);
+  // Four bands where the frame is large enough to be cut (kParallelPixels).
+  const std::string props = "letterbox=true fill-color=0xff336699 n-threads=4";
+  GstBuffer *frames[2] = {zone_plate_frame(in), nullptr};
+  frames[1] = inverted(frames[0]);
+  GstBuffer *want[2][2];  // [setting][frame], from new elements
+  for (int setting = 0; setting < 2; ++setting)
+    for (int f = 0; f < 2; ++f)
+      want[setting][f] = run_one({caps, c.out_caps, props + (setting ? c.changed : "")}, frames[f]);
+  fail_if(same_bytes(want[0][0], want[0][1]) || same_bytes(want[0][0], want[1][0]));
+
+  GstHarness *h = gst_harness_new_parse(("efconvert name=conv backend=cpu " + props).c_str());
+  GstElement *conv = harness_element(h, "conv");
+  gst_harness_set_caps_str(h, caps.c_str(), c.out_caps.c_str());
+  std::map<GstMemory *, int> written_with;  // the setting a memory's borders hold; -1: changed
+  guint64 kept = 0;
+  constexpr int kFrames = 30;
+  for (int i = 0; i < kFrames; ++i) {
+    const int setting = i < kFrames / 2 ? 0 : 1;
+    if (i == kFrames / 2)
+      c.change(conv);
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frames[i % 2])), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    GstMemory *mem = gst_buffer_peek_memory(got, 0);
+    const auto seen = written_with.find(mem);
+    if (seen != written_with.end() && seen->second == setting)
+      kept++;
+    fail_unless(same_bytes(got, want[setting][i % 2]),
+                "%s: frame %d differs from what a new element makes of it", c.out_caps.c_str(), i);
+    const bool scribble = i % 5 == 3;
+    if (scribble) {
+      GstMapInfo map;
+      fail_unless(gst_memory_map(mem, &map, GST_MAP_WRITE));
+      std::memset(map.data, 0x5a, c.first_row_bytes);
+      gst_memory_unmap(mem, &map);
+    }
+    written_with[mem] = scribble ? -1 : setting;
+    gst_buffer_unref(got);
+  }
+  fail_unless(kept >= kFrames / 2, "%s: only %" G_GUINT64_FORMAT " of %d frames kept borders",
+              c.out_caps.c_str(), kept, kFrames);
+  fail_unless_equals_uint64(stat(conv, "borders-kept"), kept);
+  gst_harness_teardown(h);
+  for (auto &row : want)
+    for (GstBuffer *b : row)
+      gst_buffer_unref(b);
+  for (GstBuffer *f : frames)
+    gst_buffer_unref(f);
+}
+
+}  // namespace
+
+// A pooled output's letterbox border rows are written once: the CPU
+// backend leaves them in a memory it wrote the same rows into last, and
+// writes them again after anything maps that memory for writing, or when
+// their values change. An NCHW float32 tensor (64x64: 12 border rows above
+// and below the content, mean and std set while playing) and an RGB image
+// (45x37, rows of 135 bytes: 4 rows above, 5 below; fill-color set), from
+// NV12 97x61; and both from 1920x1080 into 640x640, cut into bands (by the
+// content alone where the borders are left): the bytes are the same.
+GST_START_TEST(test_borders_written_once) {
+  const char *imagenet = " mean=<123.675,116.28,103.53> std=<58.395,57.12,57.375>";
+  auto set_imagenet = [](GstElement *conv) {
+    set_array(conv, "mean", {123.675, 116.28, 103.53});
+    set_array(conv, "std", {58.395, 57.12, 57.375});
+  };
+  auto set_fill = [](GstElement *conv) { g_object_set(conv, "fill-color", 0xff10e0a0u, nullptr); };
+  check_borders_written_once({97, 61, "other/tensors, types=float32, dimensions=64:64:3:1",
+                              imagenet, set_imagenet, 64 * sizeof(float)});
+  check_borders_written_once(
+      {97, 61, "video/x-raw, format=RGB, width=45, height=37, pixel-aspect-ratio=1/1",
+       " fill-color=0xff10e0a0", set_fill, 45 * 3});
+  check_borders_written_once({1920, 1080, "other/tensors, types=float32, dimensions=640:640:3:1",
+                              imagenet, set_imagenet, 640 * sizeof(float)});
+  check_borders_written_once(
+      {1920, 1080, "video/x-raw, format=RGB, width=640, height=640, pixel-aspect-ratio=1/1",
+       " fill-color=0xff10e0a0", set_fill, 640 * 3});
+}
+GST_END_TEST;
+
 static Suite *tensor_suite() {
   Suite *s = suite_create("efconvert_tensor");
   TCase *tc = tcase_create("tensor");
@@ -662,6 +784,7 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_non_finite_values);
   tcase_add_test(tc, test_gst_tensor_meta);
   tcase_add_test(tc, test_attach_mode);
+  tcase_add_test(tc, test_borders_written_once);
   tcase_add_test(tc, test_attach_refused);
   tcase_add_test(tc, test_attach_refused_while_playing);
   suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// GstEfFdAllocator's memories are mapped read-write once and kept so: a
+// GstEfFdAllocator's memories keep a writer's tag until the next map for
+// writing, and are mapped read-write once and kept so: a
 // writer and a reader taking turns on a pooled buffer (efconvert writes,
 // a sink reads) change nothing in the page tables. GstFdMemory would
 // otherwise mprotect the whole buffer at each change of access, and each
@@ -95,12 +96,43 @@ GST_START_TEST(test_read_only_still_refuses_writes) {
 }
 GST_END_TEST;
 
+// A tag set after writing stays while the memory is only read, and any map
+// for writing clears it; a share reads its root's. Memory of another
+// allocator keeps none.
+GST_START_TEST(test_tag_cleared_by_write_maps) {
+  GstMemory *mem = new_memory();
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(mem), 0);
+  fail_unless(gst_ef_fd_memory_set_tag(mem, 42));
+  GstMapInfo map;
+  fail_unless(gst_memory_map(mem, &map, GST_MAP_READ));
+  gst_memory_unmap(mem, &map);
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(mem), 42);
+  fail_unless(gst_memory_map(mem, &map, GST_MAP_WRITE));
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(mem), 0);
+  gst_memory_unmap(mem, &map);
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(mem), 0);
+
+  // A share reads its root's tag (shares are read-only: GstFdMemory's).
+  fail_unless(gst_ef_fd_memory_set_tag(mem, 7));
+  GstMemory *share = gst_memory_share(mem, 4096, 4096);
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(share), 7);
+  gst_memory_unref(share);
+  gst_memory_unref(mem);
+
+  GstMemory *plain = gst_allocator_alloc(nullptr, 64, nullptr);
+  fail_if(gst_ef_fd_memory_set_tag(plain, 9));
+  fail_unless_equals_uint64(gst_ef_fd_memory_get_tag(plain), 0);
+  gst_memory_unref(plain);
+}
+GST_END_TEST;
+
 static Suite *fd_allocator_suite() {
   Suite *s = suite_create("fd_allocator");
   TCase *tc = tcase_create("general");
   tcase_add_test(tc, test_turns_change_no_protection);
   tcase_add_test(tc, test_interposition_sees_protection_changes);
   tcase_add_test(tc, test_read_only_still_refuses_writes);
+  tcase_add_test(tc, test_tag_cleared_by_write_maps);
   suite_add_tcase(s, tc);
   return s;
 }

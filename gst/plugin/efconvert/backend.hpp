@@ -35,6 +35,9 @@ struct BackendStats {
   // Of gl_thread_ns: making the source's textures ready, the pass's
   // commands, and the read-back's commands with the frame's fence.
   uint64_t gl_source_ns = 0, gl_pass_ns = 0, gl_readback_ns = 0;
+  // Tensors whose border rows were left as the last write into the same
+  // memory made them (CPU backend).
+  uint64_t borders_kept = 0;
 };
 
 inline BackendStats operator+(BackendStats a, const BackendStats &b) {
@@ -57,6 +60,7 @@ inline BackendStats operator+(BackendStats a, const BackendStats &b) {
   a.gl_source_ns += b.gl_source_ns;
   a.gl_pass_ns += b.gl_pass_ns;
   a.gl_readback_ns += b.gl_readback_ns;
+  a.borders_kept += b.borders_kept;
   return a;
 }
 

@@ -32,6 +32,7 @@ struct ConvertCounters {
     kGlSourceNs,
     kGlPassNs,
     kGlReadbackNs,
+    kBordersKept,
     kCount,
   };
   static constexpr const char *kName = "efconvert-stats";
@@ -76,6 +77,9 @@ struct ConvertCounters {
       {kGlPassNs, "gl-pass-ns", "Time of gl-thread-ns spent issuing the conversion pass"},
       {kGlReadbackNs, "gl-readback-ns",
        "Time of gl-thread-ns spent issuing read-backs and the frames' fences and flushes"},
+      {kBordersKept, "borders-kept",
+       "Letterboxed tensors whose border rows were left as the CPU backend's last write into the "
+       "same pooled memory made them: nothing mapped that memory for writing since"},
   }};
 };
 using ConvertStats = ElementStats<ConvertCounters>;

@@ -201,6 +201,7 @@ void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   v[kGlSourceNs] = b.gl_source_ns;
   v[kGlPassNs] = b.gl_pass_ns;
   v[kGlReadbackNs] = b.gl_readback_ns;
+  v[kBordersKept] = b.borders_kept;
 }
 
 guint readback_depth(ConvertState &s) {

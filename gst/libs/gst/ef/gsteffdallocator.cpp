@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 GST_DEBUG_CATEGORY_STATIC(gst_ef_fd_allocator_debug);
@@ -40,6 +41,25 @@ static int allocate_fd(GstEfFdAllocator *self, gsize size) {
   return fd;
 }
 
+// A memory's tag (gst_ef_fd_memory_set_tag), on the root memory as qdata
+// made with it, so that a map only reads it.
+struct MemoryTag {
+  std::atomic<guint64> value{0};
+};
+
+static GQuark tag_quark() {
+  static const GQuark quark = g_quark_from_static_string("GstEfFdMemoryTag");
+  return quark;
+}
+
+static MemoryTag *tag_of(GstMemory *mem) {
+  while (mem->parent)
+    mem = mem->parent;
+  if (!mem->allocator || !GST_IS_EF_FD_ALLOCATOR(mem->allocator))
+    return nullptr;
+  return static_cast<MemoryTag *>(gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), tag_quark()));
+}
+
 static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
                                      GstAllocationParams *params) {
   auto *self = GST_EF_FD_ALLOCATOR(allocator);
@@ -50,7 +70,11 @@ static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
   // Kept mapped: a pool recycles these buffers every frame, and an mmap and
   // munmap per CPU access would cost more than the conversion writing them.
   GstMemory *mem = gst_fd_allocator_alloc(allocator, fd, padded, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
-  if (mem && params && params->prefix)
+  if (!mem)
+    return nullptr;
+  gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), tag_quark(), new MemoryTag,
+                            [](gpointer tag) { delete static_cast<MemoryTag *>(tag); });
+  if (params && params->prefix)
     gst_memory_resize(mem, gssize(params->prefix), size);
   return mem;
 }
@@ -70,6 +94,10 @@ static GstMemory *fd_allocator_alloc(GstAllocator *allocator, gsize size,
 static GstMemoryMapFunction parent_mem_map = nullptr;
 
 static gpointer fd_allocator_mem_map(GstMemory *mem, gsize maxsize, GstMapFlags flags) {
+  // Whoever maps for writing may change what the tag says.
+  if (flags & GST_MAP_WRITE)
+    if (MemoryTag *tag = tag_of(mem))
+      tag->value.store(0, std::memory_order_release);
   if (gpointer data = parent_mem_map(mem, maxsize, GstMapFlags(flags | GST_MAP_READWRITE)))
     return data;
   return parent_mem_map(mem, maxsize, flags);
@@ -102,4 +130,19 @@ GstAllocator *gst_ef_fd_allocator_new(void) {
 
 const char *gst_ef_fd_allocator_get_source(GstEfFdAllocator *allocator) {
   return allocator->heap_fd >= 0 ? "dma-heap" : "memfd";
+}
+
+gboolean gst_ef_fd_memory_set_tag(GstMemory *mem, guint64 tag) {
+  g_return_val_if_fail(mem != nullptr, FALSE);
+  MemoryTag *kept = tag_of(mem);
+  if (!kept)
+    return FALSE;
+  kept->value.store(tag, std::memory_order_release);
+  return TRUE;
+}
+
+guint64 gst_ef_fd_memory_get_tag(GstMemory *mem) {
+  g_return_val_if_fail(mem != nullptr, 0);
+  const MemoryTag *kept = tag_of(mem);
+  return kept ? kept->value.load(std::memory_order_acquire) : 0;
 }

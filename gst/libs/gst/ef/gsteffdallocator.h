@@ -58,6 +58,40 @@ GST_EF_API GstAllocator *gst_ef_fd_allocator_new(void);
  */
 GST_EF_API const char *gst_ef_fd_allocator_get_source(GstEfFdAllocator *allocator);
 
+/**
+ * gst_ef_fd_memory_set_tag:
+ * @mem: a #GstMemory from a #GstEfFdAllocator (or a share of one)
+ * @tag: what @mem now holds, in the writer's own terms; 0 for nothing
+ *
+ * Records, after writing @mem, a word that says what it holds, so that
+ * the writer can tell, when the memory comes back to it, whether bytes it
+ * wrote then are still there (efconvert leaves a pooled tensor's letterbox
+ * borders as they are). Any later map of @mem (or of a share of it) for
+ * writing clears the tag to 0, whoever maps it: a tag read before one's
+ * own map for writing is the one set after the last writer's. Writes that
+ * do not map the memory (through its fd, in another process or a device)
+ * are not seen; a writer that relies on the tag documents that.
+ *
+ * Returns: %TRUE where @mem keeps tags (a #GstEfFdAllocator's memory)
+ *
+ * Since: 0.2
+ */
+GST_EF_API gboolean gst_ef_fd_memory_set_tag(GstMemory *mem, guint64 tag);
+
+/**
+ * gst_ef_fd_memory_get_tag:
+ * @mem: a #GstMemory
+ *
+ * The tag gst_ef_fd_memory_set_tag() last set on @mem, while no map for
+ * writing came after it.
+ *
+ * Returns: the tag, or 0: none set, @mem mapped for writing since, or not
+ *   a #GstEfFdAllocator's memory
+ *
+ * Since: 0.2
+ */
+GST_EF_API guint64 gst_ef_fd_memory_get_tag(GstMemory *mem);
+
 G_END_DECLS
 
 #endif

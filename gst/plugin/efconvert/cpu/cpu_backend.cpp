@@ -14,6 +14,7 @@
 #include "common/dmabuf_sync.hpp"
 #include "common/fd_mapping.hpp"
 #include "common/frame_importer.hpp"
+#include "cpu_border_tag.hpp"
 #include "cpu_converter.hpp"
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
@@ -89,6 +90,7 @@ class CpuBackend : public ConvertBackend {
     s.src_hits = c.hits;
     s.src_misses = c.misses;
     s.refusals = c.refusals;
+    s.borders_kept = borders_kept_;
     return s;
   }
 
@@ -98,22 +100,32 @@ class CpuBackend : public ConvertBackend {
     DmaBufCpuAccess write_access(out, true);
     if (const TensorSpec *tensor = out_.tensor())
       return convert_tensor(in, layout, out, params, *tensor);
+    const uint64_t held = cpu::held_border_tag(out);  // before our own map clears it
     GstVideoFrame dst;
     if (!gst_video_frame_map(&dst, out_.image(), out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
-    Result<void> done = read_source(
-        in, layout, [&](const GstVideoFrame &src) { return cpu_convert(src, dst, params, pool_); });
+    const uint64_t written = image_tags_.tag_for(cpu::border_key(dst, params));
+    const bool kept = held == written;
+    Result<void> done = read_source(in, layout, [&](const GstVideoFrame &src) {
+      return cpu_convert(src, dst, params, pool_, kept);
+    });
     gst_video_frame_unmap(&dst);
+    finish_borders(done, out, params, kept, written);
     return done;
   }
 
  private:
   // One contiguous memory of the tensor's bytes (one memory a buffer, as
-  // tensor consumers take it).
+  // tensor consumers take it). Its border rows are left as they are where
+  // our last write into the same memory wrote the same ones and nothing
+  // mapped it for writing since (cpu_border_tag.hpp).
   Result<void> convert_tensor(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                               const ConvertParams &params, const TensorSpec &tensor) {
     if (gst_buffer_n_memory(out) != 1)
       return Error{EINVAL, "a tensor buffer must be one memory"};
+    const uint64_t held = cpu::held_border_tag(out);  // before our own map clears it
+    uint64_t written = 0;
+    bool kept = false;
     GstMapInfo map;
     if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output tensor"};
@@ -127,13 +139,30 @@ class CpuBackend : public ConvertBackend {
         kernel_.emplace(tensor.type, params.norm, tensor.channels, tensor.size());
         kernel_norm_ = params.norm;
       }
-      const cpu::TensorTarget target{map.data, tensor};
+      written = tensor_tags_.tag_for(
+          cpu::border_key(map.data, tensor, params, kernel_->vectorised(), kernel_->streams()));
+      kept = held == written;
+      const cpu::TensorTarget target{map.data, tensor, kept};
       done = read_source(in, layout, [&](const GstVideoFrame &src) {
         return cpu_convert(src, target, params, *kernel_, pool_);
       });
     }
     gst_buffer_unmap(out, &map);
+    finish_borders(done, out, params, kept, written);
     return done;
+  }
+
+  // After a write: the memory tagged with the border rows it now holds,
+  // and the frames whose rows were left counted.
+  void finish_borders(const Result<void> &done, GstBuffer *out, const ConvertParams &params,
+                      bool kept, uint64_t written) {
+    if (!done)
+      return;
+    cpu::tag_borders(out, written);
+    const bool letterboxed =
+        params.content.y > 0 || params.content.y + params.content.h < out_.height();
+    if (kept && letterboxed)
+      borders_kept_++;
   }
 
   // Calls write(source frame) with `in` readable.
@@ -177,6 +206,9 @@ class CpuBackend : public ConvertBackend {
   cpu::Pool pool_;  // made with the caps: a frame starts no thread
   std::optional<cpu::TensorKernel> kernel_;
   TensorNorm kernel_norm_;
+  cpu::BorderTags<cpu::TensorBorderKey> tensor_tags_;
+  cpu::BorderTags<cpu::ImageBorderKey> image_tags_;
+  uint64_t borders_kept_ = 0;
   ImportCache<FdMapping> mappings_;
   FrameImporter<FdMapping> importer_;
 };

@@ -310,7 +310,7 @@ cpu::Pool &thread_pool(unsigned threads) {
 }  // namespace
 
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
-                         cpu::Pool &pool) {
+                         cpu::Pool &pool, bool border_rows_in_place) {
   cpu::DstKind kind;
   if (!cpu::dst_kind_of(GST_VIDEO_FRAME_FORMAT(&dst), kind))
     return Error{EINVAL, std::string("no CPU conversion from ") +
@@ -319,7 +319,7 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
   const Destination d{gst_video_format_to_string(GST_VIDEO_FRAME_FORMAT(&dst)), kind,
                       GST_VIDEO_FRAME_WIDTH(&dst), GST_VIDEO_FRAME_HEIGHT(&dst)};
   return convert_into(src, d, params, pool, [&](cpu::YuvMatrix matrix, cpu::Arena &) {
-    return cpu::Writer(dst, params.content, params.fill, matrix);
+    return cpu::Writer(dst, params.content, params.fill, matrix, border_rows_in_place);
   });
 }
 

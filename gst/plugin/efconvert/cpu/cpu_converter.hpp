@@ -22,11 +22,13 @@ std::vector<GstVideoFormat> cpu_output_formats();
 
 // Converts `src` into `dst` as `params` says: crop, turn, scale into the
 // content rectangle, colour conversion, borders in params.fill. Writes every
-// visible byte of dst. Large frames are cut into bands of rows on `pool`'s
+// visible byte of dst, but the border rows above and below the content
+// where `border_rows_in_place` (they hold these bytes already:
+// cpu_border_tag.hpp). Large frames are cut into bands of rows on `pool`'s
 // threads; the bytes are the same for every pool size. EINVAL for an
 // unsupported format pair.
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
-                         cpu::Pool &pool);
+                         cpu::Pool &pool, bool border_rows_in_place = false);
 // The same on a pool of `threads` kept by the calling thread (made again
 // when the count changes): for tests and tools.
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,

@@ -232,16 +232,17 @@ int band_edge(const Cut &cut, unsigned bands, unsigned k) {
   if (k == 0 || k >= bands)
     return k == 0 ? 0 : cut.rows;
   constexpr int64_t kContentWeight = 8;
-  const int64_t top = cut.top, content = cut.bottom - cut.top;
-  const int64_t total = cut.rows - content + kContentWeight * content;
+  const int64_t w = cut.border_weight, top = cut.top;
+  const int64_t head = w * top, body = kContentWeight * (cut.bottom - cut.top);
+  const int64_t total = head + body + w * (cut.rows - cut.bottom);
   const int64_t t = total * k / bands;
   int64_t e;
-  if (t <= top)
-    e = t;
-  else if (t <= top + kContentWeight * content)
-    e = top + (t - top) / kContentWeight;
-  else
-    e = cut.bottom + (t - top - kContentWeight * content);
+  if (t <= head)
+    e = w ? t / w : top;
+  else if (t <= head + body)
+    e = top + (t - head) / kContentWeight;
+  else  // w > 0: t <= total
+    e = cut.bottom + (t - head - body) / w;
   e += (e - top) & 1;
   return int(std::min<int64_t>(e, cut.rows));
 }

@@ -68,14 +68,15 @@ class Pool {
 
 // Where a frame's rows are cut into bands: of `rows` rows, those in
 // [top, bottom) are content and the others borders, which cost a memset
-// (counted as an eighth of a content row), so that each band gets as much
-// work. Each band but the first starts at a row of the same parity as
-// `top` (a band inside 4:2:0 content must start on a chroma row, a band of
-// a reduction by 1.5 on an output pair).
+// (counted as an eighth of a content row; nothing where the writer leaves
+// them as they are), so that each band gets as much work. Each band but the first starts at a row
+// of the same parity as `top` (a band inside 4:2:0 content must start on a chroma row, a band of a
+// reduction by 1.5 on an output pair).
 struct Cut {
   int rows;
   int top = 0;
   int bottom = rows;
+  int border_weight = 1;  // eighths of a content row that a border row costs
 };
 
 // The first row of band k of `bands` (k == bands: cut.rows). Depends on

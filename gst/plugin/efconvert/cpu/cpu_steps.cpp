@@ -285,7 +285,7 @@ Kernel area(Axis &x, Axis &y, bool boxed) {
 // 1.5, and so does sited chroma and every enlarging axis; libyuv keeps
 // the milder reductions.
 // A deep plane (16-bit samples) has none of our byte kernels: the exact
-// footprint, or libyuv's ScalePlane_16 for the milder scales.
+// footprint, or libyuv's ScalePlane_16 for the milder reductions.
 Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   const bool sited = x.site != 0 || y.site != 0;
   const bool edges = whole(x) && whole(y);
@@ -703,8 +703,7 @@ Image Steps::expand_range(const Image &image) {
 void Steps::write(const Image &image, const RowWriter &writer, int rows) {
   const size_t strip_bytes = writer.strip_bytes(image);
   uint8_t *strips = strip_bytes ? arena_.take(strip_bytes * bands_) : nullptr;
-  const Cut cut{rows, params_.content.y, params_.content.y + params_.content.h};
-  for_bands(pool_, bands_, cut, [&](int k, int y0, int y1) {
+  for_bands(pool_, bands_, cut_for(writer, rows), [&](int k, int y0, int y1) {
     writer.write_rows(image, y0, y1, strips ? strips + strip_bytes * k : nullptr);
   });
 }
@@ -716,7 +715,7 @@ void Steps::scale_and_write(const ScalePlan &plan, bool expand, const RowWriter 
   const int top = params_.content.y, bottom = top + params_.content.h;
   // Bands start an even number of rows into the content: a reduction by
   // 1.5 makes rows in pairs.
-  for_bands(pool_, bands_, {rows, top, bottom}, [&](int k, int y0, int y1) {
+  for_bands(pool_, bands_, cut_for(writer, rows), [&](int k, int y0, int y1) {
     const int r0 = std::max(y0, top) - top, r1 = std::min(y1, bottom) - top;
     if (r0 < r1) {
       scale_rows(plan, unsigned(k), r0, r1);
@@ -725,6 +724,11 @@ void Steps::scale_and_write(const ScalePlan &plan, bool expand, const RowWriter 
     }
     writer.write_rows(image, y0, y1, strips ? strips + strip_bytes * k : nullptr);
   });
+}
+
+Cut Steps::cut_for(const RowWriter &writer, int rows) const {
+  const int top = params_.content.y;
+  return {rows, top, top + params_.content.h, writer.writes_border_rows() ? 1 : 0};
 }
 
 }  // namespace ef::gst::cpu

@@ -121,6 +121,8 @@ class Steps {
   Image new_like(const Image &image);
   void turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
                  int r1) const;
+  // The destination's rows as bands are cut from them for `writer`.
+  Cut cut_for(const RowWriter &writer, int rows) const;
 
   const ConvertParams &params_;
   Pool &pool_;

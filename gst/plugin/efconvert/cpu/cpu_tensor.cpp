@@ -454,7 +454,7 @@ void TensorWriter::write_rows(const Image &image, int y0, int y1, uint8_t *strip
 // The border's 8-bit row through the kernel, as any row: the same values,
 // and float32 stored like the content's.
 void TensorWriter::border_rows(int y0, int y1) const {
-  if (y0 < y1)
+  if (y0 < y1 && !target_.borders_in_place)
     expand(fill_, y0, y1);
 }
 

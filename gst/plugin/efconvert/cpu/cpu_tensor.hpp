@@ -94,6 +94,9 @@ class TensorKernel {
 struct TensorTarget {
   uint8_t *data = nullptr;
   TensorSpec spec;
+  // The border rows above and below the content hold this conversion's
+  // values already (cpu_border_tag.hpp): they are left as they are.
+  bool borders_in_place = false;
 };
 
 class TensorWriter : public RowWriter {
@@ -104,6 +107,7 @@ class TensorWriter : public RowWriter {
 
   size_t strip_bytes(const Image &image) const override;
   void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const override;
+  bool writes_border_rows() const override { return !target_.borders_in_place; }
 
   // The 8-bit format of the rows made in scratch for a tensor.
   static GstVideoFormat staging_format(const TensorSpec &spec, bool bgr);

@@ -158,9 +158,10 @@ bool decodes_exactly(const YuvMatrix &matrix, double kr, double kb, bool full_ra
 }
 
 Writer::Writer(GstVideoFrame &dst, const GstVideoRectangle &content,
-               const std::array<uint8_t, 4> &fill, YuvMatrix matrix)
+               const std::array<uint8_t, 4> &fill, YuvMatrix matrix, bool border_rows_in_place)
     : Writer(GST_VIDEO_FRAME_FORMAT(&dst), GST_VIDEO_FRAME_WIDTH(&dst),
              GST_VIDEO_FRAME_HEIGHT(&dst), content, fill, matrix) {
+  border_rows_in_place_ = border_rows_in_place;
   const GstVideoFormatInfo *finfo = dst.info.finfo;
   for (int i = 0; i < n_planes_; ++i) {
     // Planar: plane i holds colour i (R, G, B), wherever it lies in memory.
@@ -223,8 +224,10 @@ void Writer::write_into(const Planes &frame, int first_row, const Image &image, 
                         uint8_t *strip) const {
   const int top = content_.y;
   const int bottom = content_.y + content_.h;
-  fill(frame, first_row, 0, width_, y0, std::min(y1, top));
-  fill(frame, first_row, 0, width_, std::max(y0, bottom), y1);
+  if (!border_rows_in_place_) {
+    fill(frame, first_row, 0, width_, y0, std::min(y1, top));
+    fill(frame, first_row, 0, width_, std::max(y0, bottom), y1);
+  }
   const int c0 = std::max(y0, top);
   const int c1 = std::min(y1, bottom);
   if (c0 >= c1)

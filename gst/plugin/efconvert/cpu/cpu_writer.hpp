@@ -52,18 +52,24 @@ class RowWriter {
   // that starts inside the content must start an even number of rows into
   // it (a 4:2:0 image's chroma row serves two rows).
   virtual void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const = 0;
+  // Whether the border rows above and below the content cost a write (a
+  // writer that leaves them as they are: bands are cut by content alone).
+  virtual bool writes_border_rows() const { return true; }
 };
 
 class Writer : public RowWriter {
  public:
+  // `border_rows_in_place`: the rows above and below the content hold the
+  // border already and are left as they are.
   Writer(GstVideoFrame &dst, const GstVideoRectangle &content, const std::array<uint8_t, 4> &fill,
-         YuvMatrix matrix);
+         YuvMatrix matrix, bool border_rows_in_place = false);
   // A destination of `format` given by the planes of each write_into().
   Writer(GstVideoFormat format, int width, int height, const GstVideoRectangle &content,
          const std::array<uint8_t, 4> &fill, YuvMatrix matrix);
 
   size_t strip_bytes(const Image &image) const override;
   void write_rows(const Image &image, int y0, int y1, uint8_t *strip) const override;
+  bool writes_border_rows() const override { return !border_rows_in_place_; }
   // The same into `frame` (Planar3: R, G, B), whose row 0 is destination
   // row `first_row`.
   void write_into(const Planes &frame, int first_row, const Image &image, int y0, int y1,
@@ -104,6 +110,7 @@ class Writer : public RowWriter {
   // The fill colour as the bytes of one pixel of each plane.
   std::array<std::array<uint8_t, 4>, 3> fill_{};
   YuvMatrix matrix_;
+  bool border_rows_in_place_ = false;
 };
 
 }  // namespace ef::gst::cpu

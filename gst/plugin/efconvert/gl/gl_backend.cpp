@@ -459,6 +459,10 @@ class GlBackend : public ConvertBackend {
     for (size_t p = 0; p < dst->size(); ++p)
       target.plane_textures[p] = (*dst)[p].textures()[0];
     target.imported = true;
+    // The pass writes the memory without a map, which would have cleared
+    // what the CPU backend's tag says of its borders (cpu_border_tag.hpp).
+    for (guint m = 0; m < gst_buffer_n_memory(out); ++m)
+      gst_ef_fd_memory_set_tag(gst_buffer_peek_memory(out, m), 0);
     return render_into(ctx, src, target, params);
   }
 
