@@ -65,7 +65,7 @@ GST_EF_API const char *gst_ef_fd_allocator_get_source(GstEfFdAllocator *allocato
  *
  * Records, after writing @mem, a word that says what it holds, so that
  * the writer can tell, when the memory comes back to it, whether bytes it
- * wrote then are still there (efconvert leaves a pooled tensor's letterbox
+ * wrote then are still there (efconvert leaves a pooled output's letterbox
  * borders as they are). Any later map of @mem (or of a share of it) for
  * writing clears the tag to 0, whoever maps it: a tag read before one's
  * own map for writing is the one set after the last writer's. Writes that
