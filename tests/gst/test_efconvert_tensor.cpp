@@ -384,6 +384,12 @@ GST_START_TEST(test_properties) {
   gint order = 0;
   g_object_get(conv, "channel-order", &order, nullptr);
   fail_unless_equals_int(order, 1);
+  gboolean keep = FALSE;
+  g_object_get(conv, "keep-borders", &keep, nullptr);
+  fail_unless(keep, "keep-borders is on by default");
+  g_object_set(conv, "keep-borders", FALSE, nullptr);
+  g_object_get(conv, "keep-borders", &keep, nullptr);
+  fail_if(keep);
   gst_object_unref(conv);
 }
 GST_END_TEST;
@@ -676,6 +682,7 @@ struct BorderCase {
   std::string changed;  // properties of the change, for a new element
   std::function<void(GstElement *)> change;
   gsize first_row_bytes;
+  bool keep = true;  // keep-borders
 };
 
 // Frames alternating between two pictures through one element, its pool's
@@ -698,7 +705,8 @@ void check_borders_written_once(const BorderCase &c) {
       want[setting][f] = run_one({caps, c.out_caps, props + (setting ? c.changed : "")}, frames[f]);
   fail_if(same_bytes(want[0][0], want[0][1]) || same_bytes(want[0][0], want[1][0]));
 
-  GstHarness *h = gst_harness_new_parse(("efconvert name=conv backend=cpu " + props).c_str());
+  GstHarness *h = gst_harness_new_parse(
+      ("efconvert name=conv backend=cpu " + props + (c.keep ? "" : " keep-borders=false")).c_str());
   GstElement *conv = harness_element(h, "conv");
   gst_harness_set_caps_str(h, caps.c_str(), c.out_caps.c_str());
   std::map<GstMemory *, int> written_with;  // the setting a memory's borders hold; -1: changed
@@ -712,7 +720,7 @@ void check_borders_written_once(const BorderCase &c) {
     GstBuffer *got = gst_harness_pull(h);
     GstMemory *mem = gst_buffer_peek_memory(got, 0);
     const auto seen = written_with.find(mem);
-    if (seen != written_with.end() && seen->second == setting)
+    if (c.keep && seen != written_with.end() && seen->second == setting)
       kept++;
     fail_unless(same_bytes(got, want[setting][i % 2]),
                 "%s: frame %d differs from what a new element makes of it", c.out_caps.c_str(), i);
@@ -726,8 +734,9 @@ void check_borders_written_once(const BorderCase &c) {
     written_with[mem] = scribble ? -1 : setting;
     gst_buffer_unref(got);
   }
-  fail_unless(kept >= kFrames / 2, "%s: only %" G_GUINT64_FORMAT " of %d frames kept borders",
-              c.out_caps.c_str(), kept, kFrames);
+  fail_unless(!c.keep || kept >= kFrames / 2,
+              "%s: only %" G_GUINT64_FORMAT " of %d frames kept borders", c.out_caps.c_str(), kept,
+              kFrames);
   fail_unless_equals_uint64(stat(conv, "borders-kept"), kept);
   gst_harness_teardown(h);
   for (auto &row : want)
@@ -746,7 +755,8 @@ void check_borders_written_once(const BorderCase &c) {
 // and below the content, mean and std set while playing) and an RGB image
 // (45x37, rows of 135 bytes: 4 rows above, 5 below; fill-color set), from
 // NV12 97x61; and both from 1920x1080 into 640x640, cut into bands (by the
-// content alone where the borders are left): the bytes are the same.
+// content alone where the borders are left): the bytes are the same. With
+// keep-borders=false every frame writes them (borders-kept stays 0).
 GST_START_TEST(test_borders_written_once) {
   const char *imagenet = " mean=<123.675,116.28,103.53> std=<58.395,57.12,57.375>";
   auto set_imagenet = [](GstElement *conv) {
@@ -764,6 +774,8 @@ GST_START_TEST(test_borders_written_once) {
   check_borders_written_once(
       {1920, 1080, "video/x-raw, format=RGB, width=640, height=640, pixel-aspect-ratio=1/1",
        " fill-color=0xff10e0a0", set_fill, 640 * 3});
+  check_borders_written_once({97, 61, "other/tensors, types=float32, dimensions=64:64:3:1",
+                              imagenet, set_imagenet, 64 * sizeof(float), false});
 }
 GST_END_TEST;
 

@@ -49,6 +49,9 @@ struct ConvertParams {
   GstVideoChromaSite chroma_site = GST_VIDEO_CHROMA_SITE_UNKNOWN;
   // Tensor outputs only.
   TensorNorm norm{};
+  // The border rows may be left where the output memory holds them
+  // already (the keep-borders property; cpu/cpu_border_tag.hpp).
+  bool keep_borders = true;
 };
 
 // True for the four directions that swap width and height.

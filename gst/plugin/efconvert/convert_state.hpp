@@ -43,9 +43,10 @@ struct Settings {
   guint n_threads = 0;       // 0: one per online CPU
   guint readback_depth = 0;  // frames read back while later ones render
   GstEfConvertGlShader gl_shader = GST_EF_CONVERT_GL_SHADER_AUTO;
-  bool gpu_timing = false;  // GL timer queries (gpu-time-ns)
-  guint gl_contexts = 0;    // > 0: the GL context from a pool of that many (gl_sharing)
-  TensorSettings tensor;    // mean, std, quantisation, channel order, id
+  bool gpu_timing = false;   // GL timer queries (gpu-time-ns)
+  bool keep_borders = true;  // border rows left where the memory holds them (cpu_border_tag)
+  guint gl_contexts = 0;     // > 0: the GL context from a pool of that many (gl_sharing)
+  TensorSettings tensor;     // mean, std, quantisation, channel order, id
   // Bumped by every change (a property, an orientation tag): caps refused
   // under one revision are refused alike until it moves (common/refused_caps).
   guint64 revision = 0;

@@ -40,6 +40,7 @@ Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings 
   plan->matrix = s.in_info.colorimetry.matrix;
   plan->range = s.in_info.colorimetry.range;
   plan->chroma_site = s.in_info.chroma_site;
+  plan->keep_borders = settings.keep_borders;
   if (const TensorSpec *tensor = s.out.tensor()) {
     // Properties may change while playing: checked each frame, never used bad.
     if (std::string why = check_tensor_settings(settings.tensor, *tensor); !why.empty())

@@ -81,6 +81,7 @@ constexpr guint PROP_TENSOR_ID = PROP_CHANNEL_ORDER + 1;
 constexpr guint PROP_ATTACH_TENSOR = PROP_TENSOR_ID + 1;
 constexpr guint PROP_GPU_TIMING = PROP_ATTACH_TENSOR + 1;
 constexpr guint PROP_GL_CONTEXTS = PROP_GPU_TIMING + 1;
+constexpr guint PROP_KEEP_BORDERS = PROP_GL_CONTEXTS + 1;
 constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
 constexpr guint kMaxGlContexts = 64;
@@ -828,6 +829,9 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       case PROP_GPU_TIMING:
         st.gpu_timing = g_value_get_boolean(value);
         break;
+      case PROP_KEEP_BORDERS:
+        st.keep_borders = g_value_get_boolean(value);
+        break;
       case PROP_GL_CONTEXTS:  // GST_PARAM_MUTABLE_READY: read at READY -> PAUSED
         st.gl_contexts = g_value_get_uint(value);
         break;
@@ -930,6 +934,9 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       break;
     case PROP_GPU_TIMING:
       g_value_set_boolean(value, st.gpu_timing);
+      break;
+    case PROP_KEEP_BORDERS:
+      g_value_set_boolean(value, st.keep_borders);
       break;
     case PROP_GL_CONTEXTS:
       g_value_set_uint(value, st.gl_contexts);
@@ -1189,6 +1196,18 @@ void install_properties(GObjectClass *object_class) {
           "measuring)",
           0, kMaxGlContexts, 0,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property(
+      object_class, PROP_KEEP_BORDERS,
+      g_param_spec_boolean(
+          "keep-borders", "Keep borders",
+          "Leave the letterbox rows above and below the picture as they are in an output "
+          "memory the CPU backend wrote the same rows into last (GstEfFdAllocator memory, as "
+          "efconvert's own pools have: the "
+          "memory's tag, which any map for writing clears, says they are still there; "
+          "borders-kept counts the frames). A 16:9 frame into a 640x640 tensor is 44 % border. "
+          "Set false where something changes output buffers without mapping them (through their "
+          "fd, in another process). Applies from the next frame",
+          TRUE, rw_flags()));
   install_tensor_properties(object_class);
   g_object_class_install_property(
       object_class, PROP_GL_SHADER_IN_USE,

@@ -105,7 +105,7 @@ class CpuBackend : public ConvertBackend {
     if (!gst_video_frame_map(&dst, out_.image(), out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
     const uint64_t written = image_tags_.tag_for(cpu::border_key(dst, params));
-    const bool kept = held == written;
+    const bool kept = params.keep_borders && held == written;
     Result<void> done = read_source(in, layout, [&](const GstVideoFrame &src) {
       return cpu_convert(src, dst, params, pool_, kept);
     });
@@ -141,7 +141,7 @@ class CpuBackend : public ConvertBackend {
       }
       written = tensor_tags_.tag_for(
           cpu::border_key(map.data, tensor, params, kernel_->vectorised(), kernel_->streams()));
-      kept = held == written;
+      kept = params.keep_borders && held == written;
       const cpu::TensorTarget target{map.data, tensor, kept};
       done = read_source(in, layout, [&](const GstVideoFrame &src) {
         return cpu_convert(src, target, params, *kernel_, pool_);
