@@ -159,9 +159,7 @@ class CpuBackend : public ConvertBackend {
     if (!done)
       return;
     cpu::tag_borders(out, written);
-    const bool letterboxed =
-        params.content.y > 0 || params.content.y + params.content.h < out_.height();
-    if (kept && letterboxed)
+    if (kept && cpu::border_rows_of(params).any(out_.height()))
       borders_kept_++;
   }
 

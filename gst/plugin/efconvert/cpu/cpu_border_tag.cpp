@@ -7,13 +7,15 @@
 
 namespace ef::gst::cpu {
 
+BorderRows border_rows_of(const ConvertParams &params) {
+  return {params.content.y, params.content.y + params.content.h, params.fill};
+}
+
 TensorBorderKey border_key(const uint8_t *data, const TensorSpec &spec, const ConvertParams &params,
                            bool vectorised, bool streams) {
   TensorBorderKey key;
   key.spec = spec;
-  key.top = params.content.y;
-  key.bottom = params.content.y + params.content.h;
-  key.fill = params.fill;
+  key.rows = border_rows_of(params);
   key.norm = params.norm;
   key.vectorised = vectorised;
   key.streams = streams;
@@ -30,9 +32,7 @@ ImageBorderKey border_key(const GstVideoFrame &frame, const ConvertParams &param
     key.strides[p] = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
     key.offsets[p] = GST_VIDEO_FRAME_PLANE_OFFSET(&frame, p);
   }
-  key.top = params.content.y;
-  key.bottom = params.content.y + params.content.h;
-  key.fill = params.fill;
+  key.rows = border_rows_of(params);
   return key;
 }
 

@@ -23,11 +23,21 @@
 
 namespace ef::gst::cpu {
 
+// Where the border rows are and their colour, for every output.
+struct BorderRows {
+  int top = 0, bottom = 0;  // the content's rows: [top, bottom)
+  std::array<uint8_t, 4> fill{};
+  // Whether an output of `height` rows has any.
+  bool any(int height) const { return top > 0 || bottom < height; }
+  bool operator==(const BorderRows &) const = default;
+};
+
+BorderRows border_rows_of(const ConvertParams &params);
+
 // What a tensor's border rows' bytes follow from.
 struct TensorBorderKey {
   TensorSpec spec;
-  int top = 0, bottom = 0;  // the content's rows: [top, bottom)
-  std::array<uint8_t, 4> fill{};
+  BorderRows rows;
   TensorNorm norm;
   bool vectorised = false, streams = false;  // the kernel's path (TensorKernel)
   unsigned alignment = 0;  // of the tensor's address, modulo 64: where the vector path starts
@@ -43,8 +53,7 @@ struct ImageBorderKey {
   int width = 0, height = 0;
   std::array<int, GST_VIDEO_MAX_PLANES> strides{};
   std::array<gsize, GST_VIDEO_MAX_PLANES> offsets{};  // in the buffer (its video meta's)
-  int top = 0, bottom = 0;
-  std::array<uint8_t, 4> fill{};
+  BorderRows rows;
   bool operator==(const ImageBorderKey &) const = default;
 };
 
