@@ -53,7 +53,7 @@ WANT = {
 
 
 def main():
-    fenced, blocks, lines = [], [], DOCUMENT.split("\n")
+    fenced, lines = [], DOCUMENT.split("\n")
     start = None
     for n, line in enumerate(lines, 1):
         if line.startswith("```"):
