@@ -62,7 +62,7 @@ import doc_commands
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DEBIAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-TIMEOUT_S = 900  # a block: the demo from nothing builds the plugin (4.5–6.5 min measured under load)
+TIMEOUT_S = 900  # a block: the quick start from nothing builds the plugin (4.5–6.5 min measured under load)
 
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.+?)\s*-->\s*$")
