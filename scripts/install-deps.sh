@@ -42,8 +42,9 @@ packages=(
   # efconvert's CUDA kernel, compiled to PTX at build time (no CUDA toolkit:
   # Debian's is not in main; the NVIDIA driver is only needed at run time)
   clang
-  # GObject introspection of libgstef-1.0 and the Python example
-  gobject-introspection python3-gi gir1.2-gst-plugins-base-1.0
+  # GObject introspection of libgstef-1.0 and the Python examples; numpy for
+  # examples/python/tensor_numpy.py (a tensor into numpy, on every suite)
+  gobject-introspection python3-gi gir1.2-gst-plugins-base-1.0 python3-numpy
   # the reference manual (meson option doc) and the Debian packages (debian/)
   gi-docgen debhelper dpkg-dev
   # plots
@@ -76,12 +77,10 @@ fi
 #     gstreamer-analytics-1.0.pc (GstAnalyticsRelationMeta for libgstef-1.0's
 #     gstefanalytics); it pulls OpenCV's headers in by a hard dependency;
 #     and efconvert's GstTensorMeta;
-#   gir1.2-gst-plugins-bad-1.0: GstAnalytics for the Python example;
-#   python3-numpy: examples/python/tensor_onnx.py checks efconvert's tensors
-#     against numpy's normalisation of the same frames.
+#   gir1.2-gst-plugins-bad-1.0: GstAnalytics for the Python example.
 if [ "$VERSION_CODENAME" != bookworm ]; then
   packages+=(python3-onnx python3-onnxruntime libgstreamer-plugins-bad1.0-dev
-    gir1.2-gst-plugins-bad-1.0 python3-numpy)
+    gir1.2-gst-plugins-bad-1.0)
 fi
 
 sudo=""

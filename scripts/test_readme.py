@@ -28,9 +28,26 @@ it runs, and the markdown shows the reader why:
 Blocks in other languages (```c, ```python, ```cpp) and indented blocks are
 examples of code, not commands, and are not run.
 
-Each block is one test in DIR/meson-logs/testlog.json (meson's format, read
-by scripts/test_summary.py): OK, FAIL (with its output) or SKIP (not run,
-with the reason). Exits 1 if a block failed.
+Commands in the text, inline code spans whose first word (after VAR=value
+settings) is one of ninja, meson, gst-launch-1.0, gst-inspect-1.0, python3,
+/usr/bin/python3, bash, sh or sudo and that have an argument, are checked
+after the blocks ran, against the tree the blocks built (DIR/tree/build):
+a ninja or `meson compile` target must be one the build has, a `meson
+test` name or suite one it lists, a meson subcommand one meson has, a
+script given to python3, bash or sh a file of the tree, and a
+gst-inspect-1.0 or gst-launch-1.0 element one GStreamer finds (the build's
+plugin included). A span with a placeholder (SUITE, CMD..., `...`) is a
+template, counted as skipped. Every command, in blocks and in the text,
+must also hold to two rules: no `sudo` (a root shell, a container's or CI's,
+often has none: the text says when a command needs root), and `meson
+devenv ... /usr/bin/python3`, not `python3` (the first python3 on a PATH,
+a pyenv's or a virtual environment's, may have no PyGObject). And no code,
+in blocks or spans, has typographic quotes: pasted, they break the command.
+
+Each block, each command in the text and each file's rules are one test in
+DIR/meson-logs/testlog.json (meson's format, read by scripts/test_summary.py):
+OK, FAIL (with its output) or SKIP (not run, with the reason). Exits 1 if
+one failed.
 """
 import json
 import os
@@ -41,9 +58,11 @@ import subprocess
 import sys
 import time
 
+import doc_commands
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DEBIAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-TIMEOUT_S = 900  # a block: the demo from nothing builds the plugin (4.5–6.5 min measured under load)
+TIMEOUT_S = 900  # a block: the quick start from nothing builds the plugin (4.5–6.5 min measured under load)
 
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.+?)\s*-->\s*$")
@@ -68,8 +87,9 @@ class Block:
         return text
 
 
-def blocks_of(path):
-    """The fenced sh blocks of a markdown file with the comments before them."""
+def blocks_of(path, code_blocks=None):
+    """The fenced sh blocks of a markdown file with the comments before them;
+    every fenced block (sh too) into code_blocks, if given."""
     rel = path.relative_to(REPO).as_posix()
     lines = path.read_text(encoding="utf-8").splitlines()
     blocks, pending_not_run, pending_stand_ins = [], None, []
@@ -95,6 +115,8 @@ def blocks_of(path):
         if lang == "sh":
             blocks.append(Block(rel, start, "\n".join(body) + "\n",
                                 pending_not_run, pending_stand_ins))
+        if code_blocks is not None:
+            code_blocks.append(doc_commands.Fenced(lang, start, i, "\n".join(body)))
         pending_not_run, pending_stand_ins = None, []
         i += 1
     return blocks
@@ -202,18 +224,39 @@ def run_file(blocks, tree, state, results):
                         "command": command, "stdout": output[-20000:]})
 
 
+def check_text(fenced, tree, results):
+    """The commands written in the text of each document, against the tree
+    the blocks built, and every document's rules (doc_commands.py)."""
+    env = user_env()
+    env["GST_PLUGIN_PATH_1_0"] = str(tree / "build" / "gst" / "plugin")
+    env["GST_REGISTRY_1_0"] = str(tree.parent / "registry-inline.bin")
+    built = doc_commands.Tree(tree, env)
+    print("== commands in the text, and the rules of every command")
+    for doc, blocks in fenced.items():
+        rel = doc.relative_to(REPO).as_posix()
+        for check in doc_commands.check_document(rel, doc.read_text(encoding="utf-8"), blocks,
+                                                 built):
+            word = {"OK": "ok  ", "FAIL": "FAIL", "SKIP": "skip"}[check.result]
+            if check.result != "OK":
+                print(f"{word} {check.name}: {check.message}")
+            results.append({"name": check.name, "result": check.result,
+                            "stdout": f"{check.result}: {check.message}\n"})
+
+
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build-readme")
     if not out.is_absolute():
         out = REPO / out
     tree = out / "tree"
     copy_tree(tree)
-    results = []
+    results, fenced = [], {}
     for doc in documents():
-        blocks = blocks_of(doc)
+        fenced[doc] = []
+        blocks = blocks_of(doc, fenced[doc])
         if blocks:
             print(f"== {doc.relative_to(REPO)}: {len(blocks)} sh blocks")
             run_file(blocks, tree, out / "state", results)
+    check_text(fenced, tree, results)
     logs = out / "meson-logs"
     logs.mkdir(parents=True, exist_ok=True)
     with open(logs / "testlog.json", "w") as log:

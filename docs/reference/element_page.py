@@ -21,9 +21,27 @@ from gi.repository import GObject, Gst  # noqa: E402
 # Properties every GstObject has; gst-inspect lists them, the page does not.
 INHERITED = {"name", "parent"}
 
+# gst-launch-1.0 syntax in GStreamer's own text (blurbs): an assignment
+# with quotes (crop="<160, 90, 960, 540>"), an array (<x, y, width, height>)
+# or a quoted word ("trial:").
+LAUNCH_SYNTAX = re.compile(r'[\w-]+="[^"]*"|<[^<>]*>|"[^"]*"')
+CODE_SPAN = re.compile(r"(`[^`]*`)")
+
+
+def as_code(text):
+    """GStreamer's text for the manual: its gst-launch-1.0 syntax in code
+    spans, so that markdown neither takes <x, y, width, height> for an HTML
+    tag (which the browser hides) nor makes the quotes of crop="<...>"
+    typographic (which breaks the command when pasted). Code spans already
+    there are kept as they are."""
+    parts = CODE_SPAN.split(text)
+    return "".join(part if CODE_SPAN.fullmatch(part) else
+                   LAUNCH_SYNTAX.sub(lambda m: f"`{m.group(0)}`", part) for part in parts)
+
+
 def cell(text):
-    """A table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """A table cell: one line, gst-launch-1.0 syntax as code, pipes escaped."""
+    return as_code(" ".join(str(text).split())).replace("|", "\\|")
 
 
 def when_settable(pspec):
@@ -160,7 +178,7 @@ def element_section(name):
     meta = factory.get_metadata
     out = [f"## {name}", "",
            f"*{meta('long-name')}* ({meta('klass')})", "",
-           meta("description"), "",
+           as_code(meta("description")), "",
            "### Pads", ""]
     out += pad_section(factory)
     settings = properties(element, writable=True)

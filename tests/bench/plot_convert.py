@@ -7,12 +7,19 @@ Usage: plot_convert.py RESULTS.json OUT.png  (also writes OUT_threads.png)
 One panel per output format (RGB and RGBP, 640x640 from 1080p NV12), one row
 per pipeline, each the median over the repetitions: the net wall-clock time
 per frame (the bar) and the net process CPU time per frame (the thin hatched
-bar under it), log scale. Colours follow plot_core.py: green meets its
-target, red misses it, grey has none; dashed ticks mark the targets of
-docs/BENCHMARKS.md ("efconvert"): efconvert cpu at most 1/20 of
-videoconvert ! videoscale and at most 1.3x the libyuv loop, efconvert gl at
-most 1/5 of the GstGL chain. A case that did not run says why
-("n/a (not built)" for a backend missing from the build).
+bar under it), log scale, each with its value. Colours say what a row is
+(efconvert, a stock chain, the libyuv loop); dashed ticks mark the targets
+of docs/BENCHMARKS.md ("efconvert"), and each row's label says its targets
+and whether they were met: efconvert cpu at most 1/20 of videoconvert !
+videoscale and at most 1.3x the libyuv loop, efconvert gl at most 1/5 of the
+GstGL chain. The title names the machine (plot_core.machine_of: a recorded
+result's words, EF_BENCH_MACHINE, or the benchmark's context). A case that
+did not run says why ("n/a (not built)" for a backend missing from the
+build).
+
+RESULTS.json is a run's --benchmark_out, or a recorded one:
+docs/bench/data/convert.json (the figures docs/BENCHMARKS.md tabulates for
+docs/bench/convert.png) and convert_threads-h200.json (convert_threads.png).
 
 Also prints the medians as the Markdown table docs/BENCHMARKS.md shows, the
 ratios the targets are about, and how far efconvert cpu's output is from the
@@ -35,7 +42,9 @@ matplotlib.use("Agg")  # no display on build machines
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from plot_core import _COLORS as COLORS, format_ns  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from plot_core import KIND_COLORS, format_ns, machine_of, when_of  # noqa: E402
 
 FORMATS = {"RGB": "RGB, letterboxed", "RGBP": "RGBP (planar), letterboxed"}
 CASES = {  # benchmark name -> label, top-down
@@ -104,41 +113,48 @@ def short_error(message):
     return "n/a (not built)" if message.startswith("n/a (not built)") else "failed"
 
 
-def verdict(wall, targets):
-    if not targets:
-        return "no target"
-    return "meets target" if all(wall <= t for t, _ in targets) else "misses target"
+def kind_of(case):
+    return "limit" if case == "libyuv" else "ef" if case.startswith("efconvert") else "stock"
+
+
+def row_label(case, wall, targets):
+    """The row's name and, under it, each of its targets with met or missed:
+    the verdict is words, not a colour that reads as a failed test."""
+    lines = [CASES[case]]
+    for target, text in targets:
+        lines.append(f"target ≤ {text} = {format_ns(target * 1e3)}: "
+                     f"{'met' if wall <= target else 'missed'}")
+    return "\n".join(lines)
 
 
 def panel(ax, fmt, medians, errors):
     rows = list(reversed(CASES))  # barh draws bottom-up
     targets = targets_us(medians)
-    verdicts = []
+    labels = []
     for y, case in enumerate(rows):
         if case not in medians:
+            labels.append(CASES[case])
             ax.annotate(short_error(errors.get(case, "no result")), (0, y), xytext=(4, 0),
                         xycoords=("axes fraction", "data"), textcoords="offset points",
-                        va="center", fontsize=8, color=COLORS["misses target"])
+                        va="center", fontsize=8)
             continue
         wall, cpu = medians[case]["wall_us"], medians[case]["cpu_us"]
-        v = verdict(wall, targets.get(case))
-        verdicts.append(v)
-        ax.barh(y + 0.12, wall, height=0.45, color=COLORS[v])
+        labels.append(row_label(case, wall, targets.get(case, [])))
+        ax.barh(y + 0.12, wall, height=0.45, color=KIND_COLORS[kind_of(case)])
         ax.barh(y - 0.25, cpu, height=0.2, color=CPU_COLOR, hatch="////", edgecolor="white",
                 linewidth=0)
-        ax.annotate(f"{format_ns(wall * 1e3)} wall", (wall, y + 0.12), xytext=(4, 0),
-                    textcoords="offset points", va="center", fontsize=8)
-        ax.annotate(f"{format_ns(cpu * 1e3)} CPU", (cpu, y - 0.25), xytext=(4, 0),
-                    textcoords="offset points", va="center", fontsize=7, color="#555555")
-        # Two targets of one row can lie close together: one label above, one below.
-        for i, (target, text) in enumerate(targets.get(case, [])):
-            ax.plot([target, target], [y - 0.4, y + 0.45], color="black", linestyle="--",
-                    linewidth=1)
-            above = i % 2 == 0
-            ax.annotate(f"≤ {text}", (target, y + 0.45 if above else y - 0.4), xytext=(2, 0),
-                        textcoords="offset points", va="bottom" if above else "top",
-                        fontsize=6.5)
-    ax.set_yticks(range(len(rows)), [CASES[c] for c in rows])
+        # Values right of the row's target ticks, which must not cross them.
+        ticks = [t for t, _ in targets.get(case, [])]
+        ax.annotate(f"{format_ns(wall * 1e3)} wall", (max([wall] + ticks), y + 0.12),
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(f"{format_ns(cpu * 1e3)} CPU", (max([cpu] + ticks), y - 0.25),
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=7,
+                    color="#555555")
+        # The targets: ticks across the row, named in its label (no text over the values).
+        for target, _ in targets.get(case, []):
+            ax.plot([target, target], [y - 0.42, y + 0.42], color="black", linestyle="--",
+                    linewidth=1.2)
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.set_xscale("log")
     values = [medians[c][k] for c in medians if c in CASES for k in ("wall_us", "cpu_us")]
     ax.set_xlim(min(values) / 2, max(values) * 6)
@@ -146,23 +162,25 @@ def panel(ax, fmt, medians, errors):
         lambda v, _: format_ns(v * 1e3)))
     ax.grid(axis="x", which="major", alpha=0.3)
     ax.set_title(f"1080p NV12 → 640×640 {FORMATS[fmt]}", fontsize=10)
-    return verdicts
 
 
-def plot(medians, errors, png):
-    fig, axes = plt.subplots(len(FORMATS), 1, figsize=(10, 8.5), dpi=150)
-    verdicts = []
+def plot(medians, errors, context, png):
+    fig, axes = plt.subplots(len(FORMATS), 1, figsize=(11, 9.5), dpi=150)
     for ax, fmt in zip(axes, FORMATS):
-        verdicts += panel(ax, fmt, medians.get(fmt, {}), errors.get(fmt, {}))
+        panel(ax, fmt, medians.get(fmt, {}), errors.get(fmt, {}))
     axes[-1].set_xlabel("time per frame, source subtracted (log scale; median over repetitions)")
-    handles = [Patch(color=COLORS[v], label=f"wall clock, {v}") for v in COLORS if v in verdicts]
-    handles.append(Patch(facecolor=CPU_COLOR, hatch="////", edgecolor="white",
-                         label="process CPU time"))
-    axes[0].legend(handles=handles, loc="lower right", fontsize=7)
+    handles = [Patch(color=KIND_COLORS["ef"], label="efconvert, wall clock"),
+               Patch(color=KIND_COLORS["stock"], label="stock GStreamer chain, wall clock"),
+               Patch(color=KIND_COLORS["limit"], label="libyuv loop (the limit), wall clock"),
+               Patch(facecolor=CPU_COLOR, hatch="////", edgecolor="white",
+                     label="process CPU time"),
+               Line2D([], [], color="black", linestyle="--",
+                      label="target (the row's label: met or missed)")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7.5)
     fig.suptitle("efconvert against videoconvert ! videoscale, the GstGL chain and a libyuv "
-                 "loop\n(appsrc ring of 4 memfd frames ! CASE ! fakesink; no queue)",
-                 fontsize=11)
-    fig.tight_layout()
+                 f"loop\non {machine_of(context)}\n(appsrc ring of 4 memfd frames ! CASE ! "
+                 f"fakesink; no queue; {when_of(context)})", fontsize=9.5)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(png)
     print(f"wrote {png}")
 
@@ -216,36 +234,55 @@ def threads_png(png):
     return f"{stem}_threads.{ext}" if dot else f"{png}_threads"
 
 
-def plot_threads(medians, medians_4k, png):
+def label_points(ax, xs, ys, text, colour, below=False):
+    for x, y in zip(xs, ys):
+        ax.annotate(text(y), (x, y), xytext=(0, -11 if below else 5), textcoords="offset points",
+                    ha="center", fontsize=6.5, color=colour)
+
+
+def plot_threads(medians, medians_4k, context, png):
     """1080p time per frame, and 4K GB/s against memcpy's, by n-threads."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=150)
-    for fmt, marker in zip(FORMATS, ("o", "s")):
-        m = medians.get(fmt, {})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5), dpi=150)
+    for fmt, marker, colour in zip(FORMATS, ("o", "s"), ("#1f77b4", "#ff7f0e")):
+        m = medians.get(fmt, {})  # 1080p: a line a format, each point with its value
         xs = [t for t in THREADS if f"efconvert-cpu-t{t}" in m]
-        left.plot(xs, [m[f"efconvert-cpu-t{t}"]["wall_us"] for t in xs], marker=marker,
-                  label=f"{fmt} wall clock")
+        ys = [m[f"efconvert-cpu-t{t}"]["wall_us"] for t in xs]
+        left.plot(xs, ys, marker=marker, color=colour, label=f"efconvert cpu → {fmt}, wall clock")
+        label_points(left, xs, ys, lambda v: f"{v:.0f} µs", colour, below=fmt == "RGB")
+    # 4K: bars in groups of four a thread count, each with its value.
+    width = 0.2
+    bars = [(fmt, case) for fmt in FORMATS for case in ("efconvert-cpu", "memcpy")]
+    for i, (fmt, case) in enumerate(bars):
         m4 = medians_4k.get(fmt, {})
-        for case, style in (("efconvert-cpu", "-"), ("memcpy", ":")):
-            xs = [t for t in THREADS if f"{case}-t{t}" in m4]
-            right.plot(xs, [m4[f"{case}-t{t}"]["gb_per_s"] for t in xs], marker=marker,
-                       linestyle=style, label=f"{fmt}: {case}")
-    left.axhline(THREADS_TARGET_US, color="black", linestyle="--", linewidth=1)
-    left.annotate(f"target ≤ {THREADS_TARGET_US} µs", (THREADS[0], THREADS_TARGET_US),
-                  xytext=(2, 2), textcoords="offset points", fontsize=7)
+        colour = {"RGB": "#1f77b4", "RGBP": "#ff7f0e"}[fmt]
+        xs = [n for n, t in enumerate(THREADS) if f"{case}-t{t}" in m4]
+        ys = [m4[f"{case}-t{THREADS[n]}"]["gb_per_s"] for n in xs]
+        what = "efconvert cpu" if case == "efconvert-cpu" else "memcpy of the same bytes"
+        drawn = right.bar([n + (i - 1.5) * width for n in xs], ys, width, color=colour,
+                          alpha=1.0 if case == "efconvert-cpu" else 0.35,
+                          hatch="" if case == "efconvert-cpu" else "..",
+                          label=f"{fmt}: {what}")
+        right.bar_label(drawn, fmt="%.0f", fontsize=6.5, padding=1)
+    left.axhline(THREADS_TARGET_US, color="black", linestyle="--", linewidth=1,
+                 label=f"target: ≤ {THREADS_TARGET_US} µs with every core")
     left.set_yscale("log")
-    left.set_ylabel("wall-clock time per frame, source subtracted")
-    left.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
-        lambda v, _: format_ns(v * 1e3)))
-    left.set_title("1080p NV12 → 640×640, letterboxed", fontsize=10)
+    left.set_ylabel("wall-clock time per frame, source subtracted (log scale)")
+    fmt_us = matplotlib.ticker.FuncFormatter(lambda v, _: format_ns(v * 1e3))
+    left.yaxis.set_major_formatter(fmt_us)
+    left.yaxis.set_minor_formatter(fmt_us)
+    left.tick_params(axis="y", which="minor", labelsize=7)
+    left.set_title("1080p NV12 → 640×640 letterboxed: time per frame", fontsize=10)
     right.set_ylabel("GB/s read + written")
-    right.set_title("4K NV12 → 1280×1280, letterboxed, against memcpy", fontsize=10)
+    right.set_title("4K NV12 → 1280×1280 letterboxed: GB/s against memcpy's", fontsize=10)
+    right.set_xticks(range(len(THREADS)), [str(t) for t in THREADS])
+    left.set_xscale("log", base=2)
+    left.set_xticks(THREADS, [str(t) for t in THREADS])
     for ax in (left, right):
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(THREADS, [str(t) for t in THREADS])
         ax.set_xlabel("efconvert n-threads (memcpy: threads)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle("efconvert cpu across threads (medians over repetitions)", fontsize=11)
+        ax.legend(fontsize=7, loc="upper left" if ax is right else "upper right")
+    fig.suptitle(f"efconvert cpu across threads on {machine_of(context)}\n"
+                 f"(medians over repetitions; {when_of(context)})", fontsize=9.5)
     fig.tight_layout()
     fig.savefig(png)
     print(f"wrote {png}")
@@ -277,16 +314,16 @@ def print_threads_table(medians, medians_4k):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2])
-    samples, errors, _ = load(sys.argv[1])
+    samples, errors, context = load(sys.argv[1])
     medians = medians_of(samples)
     # A run filtered to the thread sweep has none of the main figure's rows.
     if any(case in medians.get(fmt, {}) for fmt in FORMATS for case in CASES):
-        plot(medians, errors, sys.argv[2])
+        plot(medians, errors, context, sys.argv[2])
     print_table(samples, medians, errors)
     print_differences(samples)
     medians_4k = medians_of(load(sys.argv[1], "BM_Convert4k")[0])
     if any(f"efconvert-cpu-t{t}" in medians.get(fmt, {}) for fmt in FORMATS for t in THREADS):
-        plot_threads(medians, medians_4k, threads_png(sys.argv[2]))
+        plot_threads(medians, medians_4k, context, threads_png(sys.argv[2]))
         print()
         print_threads_table(medians, medians_4k)
 

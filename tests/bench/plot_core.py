@@ -14,6 +14,7 @@ plot() is meant to be reused by the other benchmark programs' plot scripts.
 """
 
 import json
+import os
 import re
 import statistics
 import sys
@@ -72,6 +73,30 @@ def load_rows(paths):
             else:
                 samples[name].append(bench["real_time"] * _NS_PER[bench["time_unit"]])
     return [(name, statistics.median(values)) for name, values in samples.items()]
+
+
+# The colours of the other plots: ef's rows, the stock elements they are
+# compared with, and the limits (a loop, memcpy) they are measured against.
+KIND_COLORS = {"ef": "#1f77b4", "stock": "#8c8c8c", "limit": "#c7c7c7"}
+
+
+def machine_of(context):
+    """Where a run was measured, for a plot's title: EF_BENCH_MACHINE if set,
+    the words a recorded result carries (docs/bench/data/*.json), else what
+    Google Benchmark's context says of the host."""
+    if os.environ.get("EF_BENCH_MACHINE"):
+        return os.environ["EF_BENCH_MACHINE"]
+    if context.get("ef_machine"):
+        return context["ef_machine"]
+    cpus, mhz = context.get("num_cpus"), context.get("mhz_per_cpu")
+    speed = f" at {mhz / 1000:.1f} GHz" if mhz else ""
+    return f"{context.get('host_name', 'an unnamed host')}, {cpus or '?'} CPUs{speed}"
+
+
+def when_of(context):
+    """When a run was measured: the words a recorded result carries, or
+    Google Benchmark's date."""
+    return context.get("ef_recorded") or context.get("date", "")
 
 
 def format_ns(ns):

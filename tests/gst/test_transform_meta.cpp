@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "efconvert/convert_params.hpp"
 #include "odd_margins.hpp"
@@ -194,7 +195,9 @@ GST_START_TEST(test_map_boxes_matches_points) {
 GST_END_TEST;
 
 // A box in the letterbox border alone collapses onto the crop's edge; an
-// empty set maps to an empty set; a count not a multiple of four is refused.
+// empty set maps to an empty set; a count not a multiple of four is refused:
+// a critical without a GError, else an error the caller can tell from an
+// empty set, with nothing logged (the _full call is what bindings raise).
 GST_START_TEST(test_map_boxes_edges) {
   GstBuffer *buf = gst_buffer_new();
   // 1280x720 into 320x256: the picture is rows 38..218, bars above and below.
@@ -213,6 +216,57 @@ GST_START_TEST(test_map_boxes_edges) {
   n_out = 7;
   ASSERT_CRITICAL(mapped = gst_ef_transform_meta_map_boxes_to_input(m, in_bar, 3, &n_out));
   fail_unless(mapped == nullptr && n_out == 0);
+  GError *error = nullptr;
+  n_out = 7;
+  mapped = gst_ef_transform_meta_map_boxes_to_input_full(m, in_bar, 3, &n_out, &error);
+  fail_unless(mapped == nullptr && n_out == 0);
+  fail_unless(g_error_matches(error, GST_EF_TRANSFORM_ERROR, GST_EF_TRANSFORM_ERROR_BAD_LENGTH));
+  fail_unless(strstr(error->message, "3 values") && strstr(error->message, "four values a box"),
+              "%s", error->message);
+  g_clear_error(&error);
+  mapped = gst_ef_transform_meta_map_boxes_to_input_full(m, nullptr, 0, &n_out, &error);
+  fail_unless(mapped != nullptr && n_out == 0 && error == nullptr);
+  g_free(mapped);
+  gst_buffer_unref(buf);
+}
+GST_END_TEST;
+
+// A NaN or infinite value refuses the whole set, naming the box: it has no
+// place on the frame, and dropping it would shift later boxes against their
+// labels. (Before, [nan, 10, 20, 30] under a crop and 90r came back as
+// [175, nan, 205, nan], neither clamped nor refused.)
+GST_START_TEST(test_map_boxes_refuses_non_finite) {
+  GstBuffer *buf = gst_buffer_new();
+  GstEfTransformMeta *m =
+      add_planned_meta(buf, 1280, 720, {100, 50, 900, 600}, 320, 256, GST_VIDEO_ORIENTATION_90R);
+  const double bad[] = {NAN, INFINITY, -INFINITY};
+  for (gsize value = 0; value < 4; value++) {
+    for (double v : bad) {
+      double boxes[] = {40, 70, 90, 150, 10, 10, 20, 30};
+      boxes[4 + value] = v;
+      GError *error = nullptr;
+      gsize n_out = 99;
+      gdouble *mapped = gst_ef_transform_meta_map_boxes_to_input_full(m, boxes, 8, &n_out, &error);
+      fail_unless(mapped == nullptr && n_out == 0, "value %zu = %g was mapped", value, v);
+      fail_unless(
+          g_error_matches(error, GST_EF_TRANSFORM_ERROR, GST_EF_TRANSFORM_ERROR_NOT_FINITE));
+      fail_unless(strstr(error->message, "box 1 (values 4 to 7)"), "%s", error->message);
+      g_clear_error(&error);
+      // Without a GError: a warning naming the box, and NULL.
+      n_out = 99;
+      ASSERT_WARNING(mapped = gst_ef_transform_meta_map_boxes_to_input(m, boxes, 8, &n_out));
+      fail_unless(mapped == nullptr && n_out == 0);
+    }
+  }
+  // Finite boxes, the among them, come back clamped to the crop.
+  const double fine[] = {0, 10, 20, 30};
+  gsize n_out = 0;
+  gdouble *mapped = gst_ef_transform_meta_map_boxes_to_input_full(m, fine, 4, &n_out, nullptr);
+  fail_unless(mapped != nullptr && n_out == 4);
+  for (int k = 0; k < 4; k++)
+    fail_unless(std::isfinite(mapped[k]) && mapped[k] >= (k % 2 ? 50 : 100) &&
+                mapped[k] <= (k % 2 ? 650 : 1000));
+  g_free(mapped);
   gst_buffer_unref(buf);
 }
 GST_END_TEST;
@@ -260,6 +314,7 @@ static Suite *transform_suite() {
   tcase_add_test(tc, test_meta_fields_and_copy);
   tcase_add_test(tc, test_map_boxes_matches_points);
   tcase_add_test(tc, test_map_boxes_edges);
+  tcase_add_test(tc, test_map_boxes_refuses_non_finite);
 #if GST_CHECK_VERSION(1, 28, 0)
   tcase_add_test(tc, test_video_matrix_matches_mapping);
 #endif

@@ -7,7 +7,9 @@ For efconvert's transform meta under each video-direction (a crop of a
 1280x720 frame letterboxed into 320x256), 1000 boxes spread over the model's
 frame and beyond it are mapped both ways; every value must agree (corners
 in order, clamped to the crop). Then both ways are timed on 1000 boxes and
-the figures printed; the batch call must be the faster. Needs no analytics
+the figures printed; the batch call must be the faster. A set it cannot map
+(a NaN or infinite value, a count not four a box) must raise GLib.Error
+with its code, and an empty set give an empty list. Needs no analytics
 library: runs on GStreamer 1.22 too.
 """
 import array
@@ -20,7 +22,7 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 gi.require_version("GstEf", "1.0")
-from gi.repository import Gst, GstEf, GstVideo  # noqa: E402
+from gi.repository import GLib, Gst, GstEf, GstVideo  # noqa: E402
 
 MODEL_W, MODEL_H = 320, 256
 CROP = (100, 50, 900, 552)
@@ -68,6 +70,30 @@ def random_boxes(rng):
     return boxes
 
 
+def refusals(meta):
+    """The sets map_boxes_to_input() must refuse, each with its error code
+    (before, a NaN came back unclamped and a bad count as an empty list)."""
+    nan, inf = float("nan"), float("inf")
+    cases = [([nan, 10, 20, 30], GstEf.TransformError.NOT_FINITE, "box 0"),
+             ([1, 2, 3, 4, 5, 6, inf, 8], GstEf.TransformError.NOT_FINITE, "box 1"),
+             ([1, 2, 3, 4, 5, 6, 7], GstEf.TransformError.BAD_LENGTH, "7 values")]
+    failures = 0
+    for boxes, code, says in cases:
+        try:
+            got = meta.map_boxes_to_input(boxes)
+            print(f"{boxes}: mapped to {got}, not refused")
+            failures += 1
+        except GLib.Error as e:
+            if not e.matches(GstEf.TransformError.quark(), code) or says not in e.message:
+                print(f"{boxes}: {e.domain} {e.code} '{e.message}', want code {int(code)} "
+                      f"saying '{says}'")
+                failures += 1
+    if meta.map_boxes_to_input([]) != []:
+        print("an empty set does not map to an empty list")
+        failures += 1
+    return failures
+
+
 def best_of(fn, repeats=7):
     times = []
     for _ in range(repeats):
@@ -95,6 +121,7 @@ def main():
             print(f"[{direction}] an array('d') maps differently from a list")
             failures += 1
     buf, meta = transform_meta("90r")
+    failures += refusals(meta)
     boxes = random_boxes(rng)
     batch_s = best_of(lambda: meta.map_boxes_to_input(boxes))
     point_s = best_of(lambda: pointwise(meta, boxes))

@@ -4,6 +4,7 @@
 #include "gst/ef/gsteftransformmeta-private.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -159,18 +160,70 @@ void gst_ef_transform_meta_map_box(const GstEfTransformMeta *meta, const gdouble
   mapped[3] = clamp_y(std::max(ay, by));
 }
 
+// G_DEFINE_QUARK stringifies its first argument: clang-format must not space it.
+// clang-format off
+G_DEFINE_QUARK(gst-ef-transform-error-quark, gst_ef_transform_error)
+// clang-format on
+
+namespace {
+
+// The whole set is checked before any box is mapped, so a refused set
+// returns nothing half done.
+gboolean check_boxes(const gdouble *boxes, gsize n_values, GError **error) {
+  if (n_values % 4 != 0) {
+    g_set_error(error, GST_EF_TRANSFORM_ERROR, GST_EF_TRANSFORM_ERROR_BAD_LENGTH,
+                "%" G_GSIZE_FORMAT
+                " values are not a set of boxes: four values a box "
+                "(x0, y0, x1, y1), and %" G_GSIZE_FORMAT " left over",
+                n_values, n_values % 4);
+    return FALSE;
+  }
+  static const char *const names[] = {"x0", "y0", "x1", "y1"};
+  for (gsize i = 0; i < n_values; i++) {
+    if (!std::isfinite(boxes[i])) {
+      g_set_error(error, GST_EF_TRANSFORM_ERROR, GST_EF_TRANSFORM_ERROR_NOT_FINITE,
+                  "box %" G_GSIZE_FORMAT " (values %" G_GSIZE_FORMAT " to %" G_GSIZE_FORMAT
+                  ") has %s = %g: a box is four finite values; leave such boxes out "
+                  "before mapping",
+                  i / 4, i - i % 4, i - i % 4 + 3, names[i % 4], boxes[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+}  // namespace
+
+gdouble *gst_ef_transform_meta_map_boxes_to_input_full(const GstEfTransformMeta *meta,
+                                                       const gdouble *boxes, gsize n_values,
+                                                       gsize *n_out, GError **error) {
+  g_return_val_if_fail(n_out != nullptr, nullptr);
+  *n_out = 0;
+  g_return_val_if_fail(meta != nullptr, nullptr);
+  g_return_val_if_fail(boxes != nullptr || n_values == 0, nullptr);
+  g_return_val_if_fail(error == nullptr || *error == nullptr, nullptr);
+  if (!check_boxes(boxes, n_values, error))
+    return nullptr;
+  auto *mapped = g_new(gdouble, n_values ? n_values : 1);
+  for (gsize i = 0; i < n_values; i += 4)
+    gst_ef_transform_meta_map_box(meta, boxes + i, mapped + i);
+  *n_out = n_values;
+  return mapped;
+}
+
 gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransformMeta *meta,
                                                   const gdouble *boxes, gsize n_values,
                                                   gsize *n_out) {
   g_return_val_if_fail(n_out != nullptr, nullptr);
   *n_out = 0;
-  g_return_val_if_fail(meta != nullptr, nullptr);
   g_return_val_if_fail(n_values % 4 == 0, nullptr);
-  g_return_val_if_fail(boxes != nullptr || n_values == 0, nullptr);
-  auto *mapped = g_new(gdouble, n_values ? n_values : 1);
-  for (gsize i = 0; i < n_values; i += 4)
-    gst_ef_transform_meta_map_box(meta, boxes + i, mapped + i);
-  *n_out = n_values;
+  GError *error = nullptr;
+  gdouble *mapped =
+      gst_ef_transform_meta_map_boxes_to_input_full(meta, boxes, n_values, n_out, &error);
+  if (error) {
+    g_warning("gst_ef_transform_meta_map_boxes_to_input: %s", error->message);
+    g_error_free(error);
+  }
   return mapped;
 }
 

@@ -165,13 +165,50 @@ GST_EF_API void gst_ef_transform_map_to_input(const GstVideoRectangle *crop,
                                               gdouble out_y, gdouble *in_x, gdouble *in_y);
 
 /**
- * gst_ef_transform_meta_map_boxes_to_input:
+ * GstEfTransformError:
+ * @GST_EF_TRANSFORM_ERROR_BAD_LENGTH: a set of boxes whose number of values
+ *   is not four a box
+ * @GST_EF_TRANSFORM_ERROR_NOT_FINITE: a box with a value that is NaN or
+ *   infinite
+ *
+ * Errors of the #GST_EF_TRANSFORM_ERROR domain: boxes that cannot be mapped.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  GST_EF_TRANSFORM_ERROR_BAD_LENGTH = 1,
+  GST_EF_TRANSFORM_ERROR_NOT_FINITE = 2,
+} GstEfTransformError;
+
+/**
+ * GST_EF_TRANSFORM_ERROR:
+ *
+ * The error domain of box mapping ("gst-ef-transform-error-quark"), with
+ * codes from #GstEfTransformError.
+ */
+#define GST_EF_TRANSFORM_ERROR (gst_ef_transform_error_quark())
+
+/**
+ * gst_ef_transform_error_quark:
+ *
+ * The quark of the #GST_EF_TRANSFORM_ERROR error domain.
+ *
+ * Returns: the quark of "gst-ef-transform-error-quark"
+ *
+ * Since: 0.2
+ */
+GST_EF_API GQuark gst_ef_transform_error_quark(void);
+
+/* The annotation line must not wrap: the scanner reads one line. */
+/* clang-format off */
+/**
+ * gst_ef_transform_meta_map_boxes_to_input_full: (rename-to gst_ef_transform_meta_map_boxes_to_input)
  * @meta: a #GstEfTransformMeta
  * @boxes: (array length=n_values): boxes in output pixels (pixel edges),
- *   four values a box: x0, y0, x1, y1
+ *   four values a box: x0, y0, x1, y1, every one finite
  * @n_values: the number of values in @boxes, four a box
- * @n_out: (out): the number of values returned: @n_values, or 0 when
- *   @n_values is not a multiple of four
+ * @n_out: (out): the number of values returned: @n_values, or 0 on error
+ * @error: (nullable): where to put a #GST_EF_TRANSFORM_ERROR error
  *
  * Maps a whole set of boxes found in efconvert's output (a detector's, in
  * model pixels) onto its input frame at once. Each box's two corners are
@@ -181,12 +218,48 @@ GST_EF_API void gst_ef_transform_map_to_input(const GstVideoRectangle *crop,
  * efconvert has no crop. A box lying in the letterbox borders collapses
  * onto the crop's edge.
  *
+ * The set is refused, not mapped in part, when @n_values is not a multiple
+ * of four (%GST_EF_TRANSFORM_ERROR_BAD_LENGTH) or when a value is NaN or
+ * infinite (%GST_EF_TRANSFORM_ERROR_NOT_FINITE, naming the box): such a box
+ * has no place on the frame to be clamped to, and dropping it would shift
+ * every later box against its scores and labels. Leave such boxes out
+ * before the call (numpy: `boxes[numpy.isfinite(boxes).all(axis=1)]`).
+ *
  * One call for the whole set is what language bindings want: from Python,
- * `transform.map_boxes_to_input([x0, y0, x1, y1, ...])`.
+ * `transform.map_boxes_to_input([x0, y0, x1, y1, ...])`, which raises
+ * `GLib.Error` for a set it refuses.
  *
  * Returns: (array length=n_out) (transfer full) (nullable): the mapped
- *   boxes, four values each, in the order of @boxes; %NULL when @n_values
- *   is not a multiple of four. Free with g_free().
+ *   boxes, four values each, in the order of @boxes (not %NULL for an
+ *   empty set); %NULL with @error set for a set it refuses. Free with
+ *   g_free().
+ *
+ * Since: 0.2
+ */
+GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input_full(const GstEfTransformMeta *meta,
+                                                                  const gdouble *boxes,
+                                                                  gsize n_values, gsize *n_out,
+                                                                  GError **error);
+/* clang-format on */
+
+/**
+ * gst_ef_transform_meta_map_boxes_to_input:
+ * @meta: a #GstEfTransformMeta
+ * @boxes: (array length=n_values): boxes in output pixels (pixel edges),
+ *   four values a box: x0, y0, x1, y1, every one finite
+ * @n_values: the number of values in @boxes, four a box
+ * @n_out: (out): the number of values returned: @n_values, or 0 for a set
+ *   it refuses
+ *
+ * gst_ef_transform_meta_map_boxes_to_input_full() without a #GError, for C
+ * code that checks its boxes itself: a count that is not a multiple of four
+ * is a programming error (a critical), a NaN or infinite value a warning
+ * naming the box; both return %NULL. Bindings call the _full function under
+ * this name, and raise its error.
+ *
+ * Returns: (array length=n_out) (transfer full) (nullable): the mapped
+ *   boxes, four values each, in the order of @boxes (not %NULL for an
+ *   empty set); %NULL for a set it refuses. Free with g_free().
  *
  * Since: 0.2
  */
