@@ -208,7 +208,7 @@ def counter_section(element):
     starts = [fields.find(f"{n}: ") for n in names]
     if not fields or -1 in starts or starts != sorted(starts):
         sys.exit(f"element_page.py: the stats blurb of {element.get_factory().get_name()} "
-                 "does not list its fields in order")
+                 "does not list its fields in order (run with EF_STATS_BLURB=full)")
     out = ["### Statistics", "", cell(intro), "",
            "| counter | what it counts |", "|---|---|"]
     for i, name in enumerate(names):

@@ -2,11 +2,16 @@
 #include "harness.hpp"
 
 #include "frames.hpp"
+#include "sanitized.hpp"
 
 #include <gst/allocators/allocators.h>
 #include <gst/check/gstcheck.h>
 
+#include <cstdio>
+#include <utility>
 #include <vector>
+
+#include <sys/wait.h>
 
 namespace ef::test {
 
@@ -49,12 +54,19 @@ void release_bus(GstBus *bus) {
   gst_object_unref(bus);
 }
 
-std::string pop_error(GstBus *bus) {
+namespace {
+
+// The text of the first message of `type` (ERROR or WARNING) on `bus`,
+// "message | debug"; the messages before it are dropped.
+std::string pop_text(GstBus *bus, GstMessageType type) {
   while (GstMessage *msg = gst_bus_pop(bus)) {
-    if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    if (GST_MESSAGE_TYPE(msg) == type) {
       GError *error = nullptr;
       gchar *debug = nullptr;
-      gst_message_parse_error(msg, &error, &debug);
+      if (type == GST_MESSAGE_ERROR)
+        gst_message_parse_error(msg, &error, &debug);
+      else
+        gst_message_parse_warning(msg, &error, &debug);
       std::string text = error->message;
       if (debug)
         text += std::string(" | ") + debug;
@@ -66,6 +78,98 @@ std::string pop_error(GstBus *bus) {
     gst_message_unref(msg);
   }
   return "";
+}
+
+// Runs `pipeline` to its first ERROR or EOS (20 s at most): "element:
+// message | debug" of the ERROR, "" otherwise; takes the pipeline.
+std::string run_to_end(GstElement *pipeline) {
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
+                                               GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(msg, &error, &debug);
+    text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + error->message +
+           (debug ? std::string(" | ") + debug : "");
+    g_error_free(error);
+    g_free(debug);
+  }
+  if (msg)
+    gst_message_unref(msg);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(pipeline);
+  return text;
+}
+
+}  // namespace
+
+std::string pop_error(GstBus *bus) {
+  return pop_text(bus, GST_MESSAGE_ERROR);
+}
+
+std::string pop_warning(GstBus *bus) {
+  return pop_text(bus, GST_MESSAGE_WARNING);
+}
+
+std::string start_error(GstElement *element) {
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(element, bus);
+  const GstStateChangeReturn ret = gst_element_set_state(element, GST_STATE_PAUSED);
+  std::string text = pop_error(bus);
+  gst_element_set_state(element, GST_STATE_NULL);
+  gst_element_set_bus(element, nullptr);
+  release_bus(bus);
+  fail_unless((ret == GST_STATE_CHANGE_FAILURE) == !text.empty(), "the start %s, and %s posted",
+              ret == GST_STATE_CHANGE_FAILURE ? "failed" : "worked",
+              text.empty() ? "no error was" : text.c_str());
+  return text;
+}
+
+LaunchRun run_gst_launch(const std::string &line) {
+  gchar **words = nullptr;
+  GError *error = nullptr;
+  fail_unless(g_shell_parse_argv(line.c_str(), nullptr, &words, &error), "%s",
+              error ? error->message : line.c_str());
+  if (kSanitized) {
+    // gst-launch-1.0 is not instrumented: it cannot load a sanitized plugin.
+    // Its words are parsed here as it parses them (its parse error, or the
+    // first ERROR); the other legs run the tool itself.
+    static bool said = false;
+    if (!std::exchange(said, true))
+      std::fprintf(stderr, "gst-launch-1.0 is not run under a sanitizer: its lines run here\n");
+    GstElement *pipeline = gst_parse_launchv(const_cast<const gchar **>(words), &error);
+    g_strfreev(words);
+    LaunchRun run{1, error ? std::string("WARNING: erroneous pipeline: ") + error->message : ""};
+    g_clear_error(&error);
+    if (pipeline && run.output.empty()) {
+      run.output = run_to_end(pipeline);
+      run.status = run.output.empty() ? 0 : 1;
+    } else if (pipeline) {
+      gst_object_unref(pipeline);
+    }
+    return run;
+  }
+  gchar *tool = g_find_program_in_path("gst-launch-1.0");
+  fail_unless(tool != nullptr, "gst-launch-1.0 is not on PATH (gstreamer1.0-tools)");
+  std::vector<gchar *> args{const_cast<gchar *>("timeout"), const_cast<gchar *>("60"), tool};
+  for (gchar **w = words; *w; ++w)
+    args.push_back(*w);
+  args.push_back(nullptr);
+  gchar *out = nullptr, *err = nullptr;
+  gint status = 0;
+  fail_unless(g_spawn_sync(nullptr, args.data(), nullptr, G_SPAWN_SEARCH_PATH, nullptr, nullptr,
+                           &out, &err, &status, &error),
+              "%s", error ? error->message : line.c_str());
+  g_strfreev(words);
+  g_free(tool);
+  LaunchRun run{WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(out) + err};
+  g_free(out);
+  g_free(err);
+  return run;
 }
 
 namespace {
@@ -267,26 +371,7 @@ std::string launch_error(const char *description) {
   GstElement *pipeline = gst_parse_launch(description, &parse_error);
   fail_unless(pipeline && !parse_error, "%s: %s", description,
               parse_error ? parse_error->message : "no pipeline");
-  GstBus *bus = gst_element_get_bus(pipeline);
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstMessage *msg = gst_bus_timed_pop_filtered(bus, 20 * GST_SECOND,
-                                               GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  std::string text;
-  if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gchar *debug = nullptr;
-    gst_message_parse_error(msg, &error, &debug);
-    text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(msg))) + ": " + error->message +
-           (debug ? std::string(" | ") + debug : "");
-    g_error_free(error);
-    g_free(debug);
-  }
-  if (msg)
-    gst_message_unref(msg);
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(bus);
-  gst_object_unref(pipeline);
-  return text;
+  return run_to_end(pipeline);
 }
 
 void expect_bounded_sides(GstPad *pad, const char *filter, gint limit) {

@@ -27,6 +27,23 @@ GstBus *attach_bus(GstHarness *h);
 void release_bus(GstBus *bus);
 // The text of the first ERROR message on `bus`, "" if none.
 std::string pop_error(GstBus *bus);
+// The same for WARNING messages.
+std::string pop_warning(GstBus *bus);
+
+// Starts `element` alone (NULL -> PAUSED, on a bus of its own) and stops it
+// again: the ERROR it posted, "" when it started (a start that failed
+// without an error, or worked with one, fails the test).
+std::string start_error(GstElement *element);
+
+// gst-launch-1.0 `line` (shell words) as a user runs it, within 60 s: its
+// exit status and what it printed (stdout, then stderr). Under a sanitizer,
+// whose runtime the tool lacks, the line runs in this process instead: 1
+// and its parse error or first ERROR, or 0.
+struct LaunchRun {
+  int status;
+  std::string output;
+};
+LaunchRun run_gst_launch(const std::string &line);
 
 // Makes the harness's sink answer ALLOCATION queries with a pool of its own
 // (min = max = `buffers`), of `allocator`'s memory (nullptr: system memory),

@@ -146,23 +146,25 @@ GST_END_TEST;
 #endif
 
 // The pad templates hold every format some table reads or makes, and no
-// other.
+// other: the source template what efconvert makes, the source pad's own
+// template that and the frames attach-tensor passes through.
 GST_START_TEST(test_templates_are_the_union) {
   ef::gst::CapsPtr sink(gst_caps_from_string(sink_template_caps().c_str()));
   ef::gst::CapsPtr src(gst_caps_from_string(src_template_caps().c_str()));
-  fail_unless(sink && src);
+  ef::gst::CapsPtr pad(gst_caps_from_string(src_pad_caps().c_str()));
+  fail_unless(sink && src && pad);
   for (GstVideoFormat f : raw_formats()) {
     const char *name = gst_video_format_to_string(f);
     for (FrameMemory m : kMemories) {
-      bool read = false, made = false;
+      bool read = false, made = false, passed = false;
       for (const BackendTable *t : backend_tables()) {
         for (const Production &row : t->rows) {
           read = read || ((row.in & memory_bit(m)) && listed(row.inputs, f));
           made = made || (row.kind == OutputKind::Image && (row.out & memory_bit(m)) &&
                           listed(row.outputs, f));
           // attach-tensor: frames of which a tensor is made go out as they came.
-          made = made || (row.kind == OutputKind::Tensor && (row.in & memory_bit(m)) &&
-                          listed(row.inputs, f));
+          passed = passed || (row.kind == OutputKind::Tensor && (row.in & memory_bit(m)) &&
+                              listed(row.inputs, f));
         }
       }
       const char *feature = m == FrameMemory::Gl       ? "memory:GLMemory"
@@ -172,10 +174,16 @@ GST_START_TEST(test_templates_are_the_union) {
       // dma-bufs: a sink takes 1.22's plain form (besides DMA_DRM, 1.24+),
       // a source makes DMA_DRM only there, which names no format.
       fail_unless(offers(sink.get(), feature, name) == read, "%s %s in", name, feature);
-      if (m != FrameMemory::DmaBuf || !GST_CHECK_VERSION(1, 24, 0))
+      if (m != FrameMemory::DmaBuf || !GST_CHECK_VERSION(1, 24, 0)) {
         fail_unless(offers(src.get(), feature, name) == made, "%s %s out", name, feature);
+        fail_unless(offers(pad.get(), feature, name) == (made || passed), "%s %s out of the pad",
+                    name, feature);
+      }
     }
   }
+  // The tensors are in both.
+  for (GstCaps *c : {src.get(), pad.get()})
+    fail_unless(gst_caps_can_intersect(c, caps("other/tensors, types=uint8").get()));
 }
 GST_END_TEST;
 

@@ -498,31 +498,45 @@ std::string crop_of(GstElement *conv) {
   return s + ">";
 }
 
-// What setting `name` to `value` (gst-launch syntax) logs.
-std::string set_warns(GstElement *element, const char *name, const char *value) {
-  return warnings_during([&] { gst_util_set_object_arg(G_OBJECT(element), name, value); });
+// What setting `name` to `value` (gst-launch syntax) on a running element
+// posts: the WARNING refusing it ("" when taken).
+std::string set_refused(GstBus *bus, GstElement *element, const char *name, const char *value) {
+  gst_util_set_object_arg(G_OBJECT(element), name, value);
+  return pop_warning(bus);
 }
 
 }  // namespace
 
 // A crop without pixels is no setting a frame could use: refused when set,
-// naming why, and the crop keeps its value (GStreamer's rule for an invalid
-// value); frames convert as before.
+// naming why, and the crop keeps its value: while running a WARNING says
+// so and frames convert as before; set before the start, the start fails.
 GST_START_TEST(test_zero_size_crop) {
   GstVideoInfo in = info_of(GST_VIDEO_FORMAT_RGBA, 64, 64);
   GstHarness *h = convert_harness("crop=\"<2, 2, 8, 8>\"", in, info_of(GST_VIDEO_FORMAT_RGB, 8, 8));
+  GstBus *bus = attach_bus(h);
   GstElement *conv = harness_element(h, "conv");
   for (const char *bad : {"<0, 0, 0, 10>", "<-1, 0, 8, 8>", "<1, 2, 3>", "<0, 0, 2147483647, 8>"}) {
-    const std::string said = set_warns(conv, "crop", bad);
-    fail_unless(said.find("crop refused") != std::string::npos, "%s: \"%s\"", bad, said.c_str());
+    const std::string said = set_refused(bus, conv, "crop", bad);
+    fail_unless(said.find(std::string("crop=") + bad + " refused") != std::string::npos &&
+                    said.find("crop keeps its value <2, 2, 8, 8>") != std::string::npos,
+                "%s: \"%s\"", bad, said.c_str());
     fail_unless(crop_of(conv) == "<2, 2, 8, 8>", "%s", crop_of(conv).c_str());
   }
-  fail_unless(set_warns(conv, "crop", "<0, 0, 0, 10>").find("has no pixels") != std::string::npos);
-  fail_unless(set_warns(conv, "crop", "<1, 2, 3>").find("crop=\"<160, 90, 960, 540>\"") !=
+  fail_unless(set_refused(bus, conv, "crop", "<0, 0, 0, 10>").find("has no pixels") !=
+              std::string::npos);
+  fail_unless(set_refused(bus, conv, "crop", "<1, 2, 3>").find("crop=\"<160, 90, 960, 540>\"") !=
               std::string::npos);
   fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0x204060ff)), GST_FLOW_OK);
   gst_buffer_unref(gst_harness_pull(h));
+  release_bus(bus);
   gst_harness_teardown(h);
+  GstElement *alone = gst_element_factory_make("efconvert", nullptr);
+  gst_util_set_object_arg(G_OBJECT(alone), "crop", "<0, 0, 0, 10>");
+  const std::string error = start_error(alone);
+  fail_unless(error.find("crop=<0, 0, 0, 10> refused") != std::string::npos &&
+                  error.find("has no pixels") != std::string::npos,
+              "%s", error.c_str());
+  gst_object_unref(alone);
 }
 GST_END_TEST;
 
@@ -544,12 +558,15 @@ GST_START_TEST(test_crop_outside_frame) {
   fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
   gst_buffer_unref(gst_harness_pull(h));
   GstElement *conv = harness_element(h, "conv");
-  const std::string said = set_warns(conv, "crop", "<60, 0, 16, 16>");
+  GstBus *bus = attach_bus(h);
+  const std::string said = set_refused(bus, conv, "crop", "<60, 0, 16, 16>");
   fail_unless(said.find("lies outside the 64x64 frame") != std::string::npos, "%s", said.c_str());
   fail_unless(crop_of(conv) == "<0, 0, 0, 0>", "%s", crop_of(conv).c_str());
-  fail_if(set_warns(conv, "crop", "<48, 0, 16, 16>").size(), "a crop inside the frame refused");
+  fail_if(set_refused(bus, conv, "crop", "<48, 0, 16, 16>").size(),
+          "a crop inside the frame refused");
   fail_unless_equals_int(gst_harness_push(h, flat_rgba(in, 0xff)), GST_FLOW_OK);
   gst_buffer_unref(gst_harness_pull(h));
+  release_bus(bus);
   gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -578,15 +595,19 @@ GST_START_TEST(test_crop_beyond_crop_meta) {
 GST_END_TEST;
 
 // video-direction=custom names no turn efconvert applies: refused when set
-// (as videoflip does), the direction keeps its value.
+// (as videoflip does), the direction keeps its value, and the start fails
+// naming it.
 GST_START_TEST(test_video_direction_custom_refused) {
   GstElement *conv = gst_element_factory_make("efconvert", nullptr);
   gst_util_set_object_arg(G_OBJECT(conv), "video-direction", "90r");
-  const std::string said = set_warns(conv, "video-direction", "custom");
-  fail_unless(said.find("custom") != std::string::npos, "\"%s\"", said.c_str());
+  gst_util_set_object_arg(G_OBJECT(conv), "video-direction", "custom");
   gint direction = -1;
   g_object_get(conv, "video-direction", &direction, nullptr);
   fail_unless_equals_int(direction, GST_VIDEO_ORIENTATION_90R);
+  const std::string error = start_error(conv);
+  fail_unless(
+      error.find("video-direction=custom refused: custom names no turn") != std::string::npos,
+      "\"%s\"", error.c_str());
   gst_object_unref(conv);
 }
 GST_END_TEST;
@@ -880,9 +901,11 @@ GST_START_TEST(test_array_syntax_shown) {
     // The example as written sets the property.
     const size_t end = blurb.find(">\"", at);
     const std::string value = blurb.substr(at + example.size() - 1, end - at - example.size() + 2);
-    fail_if(set_warns(conv, name, value.c_str()).size(), "%s=%s refused", name, value.c_str());
+    gst_util_set_object_arg(G_OBJECT(conv), name, value.c_str());
   }
   fail_unless(crop_of(conv) == "<160, 90, 960, 540>", "%s", crop_of(conv).c_str());
+  const std::string refused = start_error(conv);
+  fail_unless(refused.empty(), "an example refused: %s", refused.c_str());
   gst_object_unref(conv);
 }
 GST_END_TEST;
@@ -903,6 +926,150 @@ GST_START_TEST(test_size_limit_in_gst_launch) {
       "videotestsrc num-buffers=1 ! video/x-raw,width=16384,height=2 ! efconvert ! "
       "video/x-raw,format=RGB,width=8,height=8 ! fakesink");
   fail_unless(within.empty(), "%s", within.c_str());
+}
+GST_END_TEST;
+
+// Caps efconvert does not take, in (NV16) or out (NV12 frames, int32
+// tensors), behind a capsfilter: the line links (no bare "can't handle
+// caps") and negotiation stops with an ERROR naming the refused caps and
+// what efconvert takes for that side, from a caps query as a source asks.
+GST_START_TEST(test_unsupported_caps_named) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  GstBus *bus = attach_bus(h);
+  GstCaps *nv16 = gst_caps_from_string("video/x-raw, format=NV16, width=64, height=48");
+  GstCaps *answer = gst_pad_peer_query_caps(h->srcpad, nv16);
+  fail_unless(gst_caps_is_empty(answer));
+  std::string error = pop_error(bus);
+  fail_unless(
+      error.find("conv cannot convert NV16 frames: it reads NV12, I420") != std::string::npos, "%s",
+      error.c_str());
+  gst_caps_unref(answer);
+  gst_caps_unref(nv16);
+  release_bus(bus);
+  gst_harness_teardown(h);
+
+  h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  bus = attach_bus(h);
+  gst_harness_set_sink_caps_str(h, "video/x-raw, format=NV12, width=32, height=32");
+  GstCaps *nv12 = gst_caps_from_string("video/x-raw, format=NV12, width=64, height=48");
+  answer = gst_pad_peer_query_caps(h->srcpad, nv12);
+  fail_unless(gst_caps_is_empty(answer));
+  error = pop_error(bus);
+  fail_unless(error.find("conv cannot make what downstream takes (video/x-raw, "
+                         "format=(string)NV12") != std::string::npos &&
+                  error.find("it makes RGB, BGR") != std::string::npos,
+              "%s", error.c_str());
+  gst_caps_unref(answer);
+  gst_caps_unref(nv12);
+  release_bus(bus);
+  gst_harness_teardown(h);
+
+  for (auto [line, says] : {
+           std::pair{"videotestsrc num-buffers=1 ! video/x-raw,format=NV16 ! efconvert name=c ! "
+                     "fakesink",
+                     "c cannot convert NV16 frames: it reads NV12"},
+           std::pair{"videotestsrc num-buffers=1 ! efconvert name=c ! video/x-raw,format=NV12 ! "
+                     "fakesink",
+                     "c cannot make what downstream takes (video/x-raw, format=(string)NV12)"},
+           std::pair{"videotestsrc num-buffers=1 ! efconvert name=c ! other/tensors,types=int32 ! "
+                     "fakesink",
+                     "c cannot make what downstream takes (other/tensors, types=(string)int32)"},
+       }) {
+    error = launch_error(line);  // it must link
+    fail_unless(error.find(says) != std::string::npos, "%s: %s", line, error.c_str());
+    const LaunchRun run = run_gst_launch(line);
+    fail_unless(run.status != 0 && run.output.find(says) != std::string::npos &&
+                    run.output.find("can't handle caps") == std::string::npos,
+                "%s: status %d: %s", line, run.status, run.output.c_str());
+  }
+  // What it takes still links and runs, converted first where it must be.
+  for (const char *line :
+       {"videotestsrc num-buffers=2 ! video/x-raw,format=NV16 ! videoconvert ! efconvert ! "
+        "video/x-raw,format=RGB,width=32,height=32 ! fakesink",
+        "videotestsrc num-buffers=2 ! efconvert ! videoconvert ! video/x-raw,format=NV12 ! "
+        "fakesink"}) {
+    error = launch_error(line);
+    fail_unless(error.empty(), "%s: %s", line, error.c_str());
+  }
+}
+GST_END_TEST;
+
+namespace {
+
+std::string blurb_of(GstElement *element, const char *name) {
+  GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
+  fail_unless(spec != nullptr, "no %s", name);
+  return g_param_spec_get_blurb(spec);
+}
+
+}  // namespace
+
+// gst-inspect's text says what the element does: the method enum lists each
+// value once, the source template only what comes out (no input-only
+// format), backend-in-use names every backend, stats is short and names
+// each field, quant-scale states its range and its spec lets other values
+// reach efconvert (which refuses them on the bus).
+GST_START_TEST(test_inspect_texts) {
+  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+  auto *method =
+      G_PARAM_SPEC_ENUM(g_object_class_find_property(G_OBJECT_GET_CLASS(conv), "method"));
+  for (guint i = 0; i < method->enum_class->n_values; ++i)
+    for (guint j = i + 1; j < method->enum_class->n_values; ++j)
+      fail_if(method->enum_class->values[i].value == method->enum_class->values[j].value,
+              "method lists %d twice", method->enum_class->values[i].value);
+
+  GstCaps *src = gst_pad_template_get_caps(
+      gst_element_class_get_pad_template(GST_ELEMENT_GET_CLASS(conv), "src"));
+  for (guint i = 0; i < gst_caps_get_size(src); ++i) {
+    const GstStructure *st = gst_caps_get_structure(src, i);
+    const GValue *formats = gst_structure_get_value(st, "format");
+    if (!gst_structure_has_name(st, "video/x-raw"))
+      continue;  // tensors
+    const bool list = GST_VALUE_HOLDS_LIST(formats);
+    for (guint k = 0; k < (list ? gst_value_list_get_size(formats) : 1); ++k) {
+      const char *name = g_value_get_string(list ? gst_value_list_get_value(formats, k) : formats);
+      if (g_strcmp0(name, "DMA_DRM") == 0)
+        continue;  // no formats named: drm-format, in caps, is checked at negotiation
+      const GstVideoFormatInfo *info =
+          gst_video_format_get_info(gst_video_format_from_string(name));
+      fail_unless(GST_VIDEO_FORMAT_INFO_IS_RGB(info) || GST_VIDEO_FORMAT_INFO_IS_GRAY(info),
+                  "the source template lists %s, which efconvert only reads", name);
+    }
+  }
+  gst_caps_unref(src);
+
+  const std::string in_use = blurb_of(conv, "backend-in-use");
+  auto *backends =
+      G_PARAM_SPEC_ENUM(g_object_class_find_property(G_OBJECT_GET_CLASS(conv), "backend"));
+  for (guint i = 0; i < backends->enum_class->n_values; ++i) {
+    const std::string nick = backends->enum_class->values[i].value_nick;
+    fail_unless(nick == "auto" || in_use.find(nick) != std::string::npos, "%s: %s", nick.c_str(),
+                in_use.c_str());
+  }
+
+  const std::string stats = blurb_of(conv, "stats");
+  guint words = 0;
+  for (size_t at = 0; (at = stats.find(' ', at)) != std::string::npos; ++at)
+    ++words;
+  fail_unless(words < 80, "stats: %u words: %s", words, stats.c_str());
+  GstStructure *fields = nullptr;
+  g_object_get(conv, "stats", &fields, nullptr);
+  for (gint i = 0; i < gst_structure_n_fields(fields); ++i)
+    fail_unless(stats.find(gst_structure_nth_field_name(fields, i)) != std::string::npos, "%s",
+                gst_structure_nth_field_name(fields, i));
+  gst_structure_free(fields);
+
+  const std::string scale = blurb_of(conv, "quant-scale");
+  fail_unless(scale.find("above 0") != std::string::npos, "%s", scale.c_str());
+  auto *scale_spec =
+      G_PARAM_SPEC_DOUBLE(g_object_class_find_property(G_OBJECT_GET_CLASS(conv), "quant-scale"));
+  fail_unless(scale_spec->minimum < 0, "0 and below would be GLib's warning, not efconvert's");
+
+  const std::string description =
+      gst_element_class_get_metadata(GST_ELEMENT_GET_CLASS(conv), GST_ELEMENT_METADATA_DESCRIPTION);
+  fail_unless(description.find("(1,3,H,W) is dimensions=W:H:3:1") != std::string::npos, "%s",
+              description.c_str());
+  gst_object_unref(conv);
 }
 GST_END_TEST;
 
@@ -949,6 +1116,8 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_array_syntax_shown);
   tcase_add_test(tc, test_size_limit_in_gst_launch);
   tcase_add_test(tc, test_readback_depth_asks_latency);
+  tcase_add_test(tc, test_unsupported_caps_named);
+  tcase_add_test(tc, test_inspect_texts);
   tcase_add_test(tc, test_buffer_smaller_than_caps);
   tcase_add_test(tc, test_impossible_caps);
   tcase_add_test(tc, test_max_errors_default);

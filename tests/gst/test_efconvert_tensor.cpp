@@ -169,20 +169,30 @@ void expect_refused(const char *props, const char *out_caps, const char *says) {
 constexpr const char *kFloat = "other/tensors, types=float32, dimensions=3:32:32:1";
 constexpr const char *kInt8 = "other/tensors, types=int8, dimensions=3:32:32:1";
 
-// A setting no tensor could use: refused when set, naming what is wrong
-// (GStreamer's rule for an invalid value: a warning, the old value kept).
-void expect_refused_when_set(const char *name, const char *value, const char *says) {
+// A setting no tensor could use, set before the start (as gst-launch-1.0
+// sets them): the property keeps its value, and the element does not run on
+// it in place of the one asked for: the start fails with an ERROR naming the
+// property, the value, why and what it takes. A good value set afterwards
+// lets it start.
+void expect_refused_at_start(const char *name, const char *value, const char *says) {
   GstElement *conv = gst_element_factory_make("efconvert", nullptr);
   GValue before = G_VALUE_INIT, after = G_VALUE_INIT;
   GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(conv), name);
   g_value_init(&before, spec->value_type);
   g_value_init(&after, spec->value_type);
   g_object_get_property(G_OBJECT(conv), name, &before);
-  const std::string said =
-      warnings_during([&] { gst_util_set_object_arg(G_OBJECT(conv), name, value); });
-  fail_unless(said.find(says) != std::string::npos, "%s=%s: \"%s\"", name, value, said.c_str());
+  // No GLib warning (an unexpected one fails the test): the value reached efconvert.
+  gst_util_set_object_arg(G_OBJECT(conv), name, value);
   g_object_get_property(G_OBJECT(conv), name, &after);
-  fail_unless(gst_value_compare(&before, &after) == GST_VALUE_EQUAL, "%s=%s was kept", name, value);
+  fail_unless(gst_value_compare(&before, &after) == GST_VALUE_EQUAL, "%s=%s was taken", name,
+              value);
+  const std::string error = start_error(conv);
+  const std::string named = std::string(name) + "=" + value + " refused: ";
+  fail_unless(error.find(named) != std::string::npos && error.find(says) != std::string::npos &&
+                  error.find(std::string(name) + " takes ") != std::string::npos,
+              "%s=%s: \"%s\"", name, value, error.c_str());
+  g_object_set_property(G_OBJECT(conv), name, &before);
+  fail_unless(start_error(conv).empty());
   g_value_unset(&before);
   g_value_unset(&after);
   gst_object_unref(conv);
@@ -190,16 +200,25 @@ void expect_refused_when_set(const char *name, const char *value, const char *sa
 
 }  // namespace
 
-// Bad settings and caps: refused when set where no tensor could take them,
-// else at negotiation with an error on the bus naming what is wrong; never
-// a tensor.
+// Bad settings and caps: refused when set where no tensor could take them
+// (the start fails naming them), else at negotiation with an error on the
+// bus naming what is wrong; never a tensor.
 GST_START_TEST(test_bad_settings_refused) {
-  expect_refused_when_set("std", "<0>", "is not above 0");
-  expect_refused_when_set("std", "<1,-2,1>", "is not above 0");
-  expect_refused_when_set("mean", "<1,2>", "mean has 2 values");
-  expect_refused_when_set("mean", "<1,2,3,4>", "mean has 4 values");
-  expect_refused_when_set("quant-scale", "0", "quant-scale");
-  expect_refused_when_set("quant-scale", "-0.5", "quant-scale");
+  for (auto [name, value, says] : {
+           std::tuple{"std", "<0>", "std 0 of channel 0 is not above 0"},
+           std::tuple{"std", "<-1>", "std -1 of channel 0 is not above 0"},
+           std::tuple{"std", "<1, 0, 1>", "std 0 of channel 1 is not above 0"},
+           std::tuple{"std", "<1, 2>", "std has 2 values"},
+           std::tuple{"std", "<>", "std has 0 values"},
+           std::tuple{"mean", "<1, 2>", "mean has 2 values"},
+           std::tuple{"mean", "<1, 2, 3, 4>", "mean has 4 values"},
+           std::tuple{"mean", "<>", "mean has 0 values"},
+           std::tuple{"quant-scale", "0", "quant-scale 0 is not a finite number above 0"},
+           std::tuple{"quant-scale", "-0.5", "quant-scale -0.5 is not a finite number"},
+           std::tuple{"quant-zero-point", "300", "lies outside every tensor type"},
+           std::tuple{"quant-zero-point", "-129", "lies outside every tensor type"},
+       })
+    expect_refused_at_start(name, value, says);
   // What only the negotiated tensor rules out: at negotiation.
   expect_refused("mean=<1,2,3>", "other/tensors, types=float32, dimensions=1:32:32:1",
                  "the tensor has 1");
@@ -208,6 +227,38 @@ GST_START_TEST(test_bad_settings_refused) {
                  "lies outside uint8");
   expect_refused("std=<0.001>", "other/tensors, types=float16, dimensions=3:32:32:1",
                  "beyond float16");
+}
+GST_END_TEST;
+
+// The same from gst-launch-1.0, as a user runs it: it fails (a non-zero
+// exit status) and prints the error naming the setting, never runs the
+// model's input un-normalised.
+GST_START_TEST(test_bad_settings_in_gst_launch) {
+  for (auto [props, says] : {
+           std::pair{"std=\"<0>\"", "std=<0> refused: std 0 of channel 0 is not above 0"},
+           std::pair{"std=\"<1, -2, 1>\"", "std=<1, -2, 1> refused"},
+           std::pair{"mean=\"<1, 2>\"", "mean=<1, 2> refused: mean has 2 values"},
+           std::pair{"std=\"<>\"", "std=<> refused: std has 0 values"},
+           std::pair{"quant-scale=0", "quant-scale=0 refused"},
+           std::pair{"quant-scale=-1", "quant-scale=-1 refused"},
+           std::pair{"quant-zero-point=1000", "quant-zero-point=1000 refused"},
+           std::pair{"attach-tensor=\"other/tensors,format=flexible\"",
+                     "efconvert makes no such tensor"},
+           std::pair{"attach-tensor=\"video/x-raw,format=RGB\"", "are no tensor caps"},
+       }) {
+    const std::string tensor =
+        std::string(props).rfind("attach", 0) == 0 ? "" : "! other/tensors,types=uint8 ";
+    const LaunchRun run = run_gst_launch(
+        std::string("videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! efconvert ") +
+        props + " " + tensor + "! fakesink");
+    fail_unless(run.status != 0 && run.output.find(says) != std::string::npos, "%s: status %d: %s",
+                props, run.status, run.output.c_str());
+  }
+  // A good line runs, to the end.
+  const LaunchRun good = run_gst_launch(
+      "videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! efconvert \"std=<58.4>\" "
+      "quant-scale=0.5 ! other/tensors,types=uint8 ! fakesink");
+  fail_unless(good.status == 0, "status %d: %s", good.status, good.output.c_str());
 }
 GST_END_TEST;
 
@@ -308,23 +359,102 @@ GST_START_TEST(test_bad_caps_refused) {
 }
 GST_END_TEST;
 
+// dimensions=3:32 unquoted is no string but a flagset (GStreamer reads
+// a:b so): the error names the dimensions as the caps hold them and what
+// efconvert takes, not "dimensions (none)".
+GST_START_TEST(test_flagset_dimensions_named) {
+  const std::string error = launch_error(
+      "videotestsrc num-buffers=1 ! efconvert ! other/tensors,dimensions=3:32 ! "
+      "fakesink");
+  fail_unless(error.find("dimensions=(GstFlagSet)2:32 is no string") != std::string::npos &&
+                  error.find("C:W:H:1 (NHWC) or W:H:C:1 (NCHW)") != std::string::npos &&
+                  error.find("(none)") == std::string::npos,
+              "%s", error.c_str());
+  // Written as a string, the same rank is a tensor 32 wide, 1 high.
+  const std::string good = launch_error(
+      "videotestsrc num-buffers=1 ! efconvert ! other/tensors,dimensions=(string)3:32 ! "
+      "fakesink");
+  fail_unless(good.empty(), "%s", good.c_str());
+}
+GST_END_TEST;
+
+namespace {
+
+// efconvert's INFO lines while `run` runs.
+std::string info_logged(const std::function<void()> &run) {
+  std::string said;
+  GstLogFunction keep = [](GstDebugCategory *category, GstDebugLevel level, const gchar *,
+                           const gchar *, gint, GObject *, GstDebugMessage *message,
+                           gpointer text) {
+    if (level == GST_LEVEL_INFO &&
+        g_strcmp0(gst_debug_category_get_name(category), "efconvert") == 0)
+      *static_cast<std::string *>(text) += std::string(gst_debug_message_get(message)) + "\n";
+  };
+  gst_debug_set_active(TRUE);
+  gst_debug_set_threshold_for_name("efconvert", GST_LEVEL_INFO);
+  gst_debug_remove_log_function(gst_debug_log_default);  // kept, not printed
+  gst_debug_add_log_function(keep, &said, nullptr);
+  run();
+  gst_debug_remove_log_function(keep);
+  gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
+  gst_debug_set_threshold_for_name("efconvert", GST_LEVEL_NONE);
+  return said;
+}
+
+}  // namespace
+
+// NNStreamer lists the innermost dimension first, so PyTorch's (1,3,H,W)
+// is W:H:3:1: the negotiated layout is logged at INFO in both orders.
+GST_START_TEST(test_layout_logged) {
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstBuffer *frame = zone_plate_frame(in);
+  for (auto [caps, says] :
+       {std::pair{"other/tensors, types=float32, dimensions=32:24:3:1",
+                  "negotiated NCHW float32 tensor (1,3,24,32) = dimensions=32:24:3:1"},
+        std::pair{"other/tensors, types=uint8, dimensions=3:32:24:1",
+                  "negotiated NHWC uint8 tensor (1,24,32,3) = dimensions=3:32:24:1"}}) {
+    const std::string said = info_logged([&] {
+      gst_buffer_unref(run_one({caps_text(in), caps, ""}, frame));
+    });
+    fail_unless(said.find(says) != std::string::npos, "%s: %s", caps, said.c_str());
+  }
+  gst_buffer_unref(frame);
+}
+GST_END_TEST;
+
 // A setting made bad while playing is refused when set, against the
-// negotiated tensor too (three means for a one-channel tensor): the frames
-// go on converted with the settings they had, and nothing is posted.
+// negotiated tensor too (three means for a one-channel tensor): a WARNING
+// on the bus names it and says the old value stays, the property reads it
+// back and the frames go on converted with it.
 GST_START_TEST(test_bad_setting_while_playing) {
   GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
   gst_harness_set_caps_str(h, "video/x-raw, format=NV12, width=64, height=48",
-                           "other/tensors, types=float32, dimensions=1:32:32:1");
+                           "other/tensors, types=uint8, dimensions=1:32:32:1");
   GstBus *bus = attach_bus(h);
   GstBuffer *frame = zone_plate_frame(video_info(GST_VIDEO_FORMAT_NV12, 64, 48));
   GstBuffer *before = gst_harness_push_and_pull(h, gst_buffer_ref(frame));
   GstElement *conv = harness_element(h, "conv");
-  for (auto [name, value, says] :
-       {std::tuple{"std", "<0>", "std 0"}, std::tuple{"mean", "<1, 2, 3>", "the tensor has 1"}}) {
-    const std::string said =
-        warnings_during([&] { gst_util_set_object_arg(G_OBJECT(conv), name, value); });
-    fail_unless(said.find(says) != std::string::npos, "%s=%s: \"%s\"", name, value, said.c_str());
+  for (auto [name, value, says, kept] :
+       {std::tuple{"std", "<0>", "std=<0> refused: std 0 of channel 0", "std keeps its value <1>"},
+        std::tuple{"std", "<-2>", "std -2 of channel 0 is not above 0", "std keeps its value <1>"},
+        std::tuple{"std", "<>", "std has 0 values", "std keeps its value <1>"},
+        std::tuple{"mean", "<1, 2, 3>", "the tensor has 1", "mean keeps its value <0>"},
+        std::tuple{"mean", "<1, 2>", "mean has 2 values", "mean keeps its value <0>"},
+        std::tuple{"quant-scale", "0", "quant-scale=0 refused", "quant-scale keeps its value 1"},
+        std::tuple{"quant-scale", "-3", "quant-scale -3 is not", "quant-scale keeps its value 1"},
+        std::tuple{"quant-zero-point", "-1", "lies outside uint8",
+                   "quant-zero-point keeps its value 0"},
+        std::tuple{"quant-zero-point", "256", "lies outside",
+                   "quant-zero-point keeps its value 0"}}) {
+    gst_util_set_object_arg(G_OBJECT(conv), name, value);  // no GLib warning either
+    const std::string warning = pop_warning(bus);
+    fail_unless(warning.find(says) != std::string::npos && warning.find(kept) != std::string::npos,
+                "%s=%s: \"%s\"", name, value, warning.c_str());
   }
+  gdouble scale = 0;
+  gint zero = -1;
+  g_object_get(conv, "quant-scale", &scale, "quant-zero-point", &zero, nullptr);
+  fail_unless(scale == 1.0 && zero == 0, "quant-scale %g, quant-zero-point %d", scale, zero);
   GstBuffer *after = gst_harness_push_and_pull(h, frame);
   GstMapInfo a, b;
   fail_unless(gst_buffer_map(before, &a, GST_MAP_READ) && gst_buffer_map(after, &b, GST_MAP_READ));
@@ -447,20 +577,24 @@ GST_START_TEST(test_attach_mode) {
 GST_END_TEST;
 
 // attach-tensor caps efconvert never makes a tensor of, or no tensor caps:
-// refused when set, naming them; frames of a size beyond the limit for
-// the tensor it makes: an error at negotiation.
+// refused when set, naming them (the start fails: no frame runs without the
+// tensor asked for); frames of a size beyond the limit for the tensor it
+// makes: an error at negotiation.
 GST_START_TEST(test_attach_refused) {
-  GstElement *conv = gst_element_factory_make("efconvert", nullptr);
   for (auto [caps, says] : {std::pair{"other/tensors, types=int32", "makes no such tensor"},
+                            std::pair{"other/tensors, format=flexible", "makes no such tensor"},
                             std::pair{"video/x-raw, format=RGB", "are no tensor caps"}}) {
-    const std::string said =
-        warnings_during([&] { gst_util_set_object_arg(G_OBJECT(conv), "attach-tensor", caps); });
-    fail_unless(said.find(says) != std::string::npos, "%s: \"%s\"", caps, said.c_str());
+    GstElement *conv = gst_element_factory_make("efconvert", nullptr);
+    gst_util_set_object_arg(G_OBJECT(conv), "attach-tensor", caps);
     GstCaps *now = nullptr;
     g_object_get(conv, "attach-tensor", &now, nullptr);
     fail_unless(now == nullptr, "%s was kept", caps);
+    const std::string error = start_error(conv);
+    fail_unless(
+        error.find("attach-tensor=") != std::string::npos && error.find(says) != std::string::npos,
+        "%s: \"%s\"", caps, error.c_str());
+    gst_object_unref(conv);
   }
-  gst_object_unref(conv);
   GstHarness *h = gst_harness_new_parse(
       "efconvert backend=cpu attach-tensor=\"other/tensors, types=uint8, "
       "dimensions=3:20000:32:1\"");
@@ -801,7 +935,10 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_downstream_pool_alignment);
   tcase_add_test(tc, test_fixation);
   tcase_add_test(tc, test_bad_settings_refused);
+  tcase_add_test(tc, test_bad_settings_in_gst_launch);
   tcase_add_test(tc, test_bad_caps_refused);
+  tcase_add_test(tc, test_flagset_dimensions_named);
+  tcase_add_test(tc, test_layout_logged);
   tcase_add_test(tc, test_refusal_posted_once);
   tcase_add_test(tc, test_bad_setting_while_playing);
   tcase_add_test(tc, test_properties);

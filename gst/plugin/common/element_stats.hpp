@@ -4,7 +4,8 @@
 // EOS (so `gst-launch-1.0 -m` prints them). The counters are not properties
 // of their own: gst-inspect shows an element's settings, as it does for
 // GStreamer's elements that keep statistics (rtpjitterbuffer, srtsink), and
-// the blurb of "stats" names every field and what it counts.
+// the blurb of "stats" names every field (what each counts where
+// EF_STATS_BLURB=full, for the manual).
 //
 // An element declares its counters once, as a struct:
 //
@@ -29,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 namespace ef::gst {
 
@@ -46,6 +48,11 @@ constexpr bool specs_in_order(const std::array<CounterSpec, N> &specs) {
       return false;
   return true;
 }
+
+// The blurb of "stats": the structure's name and its fields' names, short
+// for gst-inspect; `full` (EF_STATS_BLURB=full, as the manual is built) adds
+// what each counts, "name: what it counts; ...".
+std::string stats_blurb(const char *name, std::span<const CounterSpec> counters, bool full);
 
 // The untyped halves, shared by every instantiation.
 void install_stats_property(GObjectClass *klass, guint id, std::span<const CounterSpec> counters,

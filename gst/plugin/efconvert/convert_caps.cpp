@@ -8,6 +8,7 @@
 
 #include "backend_table.hpp"
 #include "common/caps_filter.hpp"
+#include "common/gst_ptr.hpp"
 #include "common/size_limits.hpp"
 #include "convert_params.hpp"
 #include "interlace.hpp"
@@ -205,6 +206,16 @@ std::string src_template_caps() {
   for (FrameMemory m : kMemories)
     if (const auto formats = images_out_in(m); !formats.empty())
       text += (text.empty() ? "" : ";") + template_text(m, formats, false);
+  for (FrameMemory m : kTensorMemories)
+    if (const auto types = tensor_types(m); !types.empty())
+      text += std::string(";") + kTensorsMedia + "(" + feature_of(m) +
+              "), format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
+              ", framerate=" GST_VIDEO_FPS_RANGE;
+  return text;
+}
+
+std::string src_pad_caps() {
+  std::string text = src_template_caps();
   // attach-tensor: frames go out as they came, where a backend makes
   // tensors of them.
   for (FrameMemory m : kMemories)
@@ -215,11 +226,6 @@ std::string src_template_caps() {
             false);
         !formats.empty())
       text += ";" + template_text(m, formats, true);
-  for (FrameMemory m : kTensorMemories)
-    if (const auto types = tensor_types(m); !types.empty())
-      text += std::string(";") + kTensorsMedia + "(" + feature_of(m) +
-              "), format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
-              ", framerate=" GST_VIDEO_FPS_RANGE;
   return text;
 }
 
@@ -367,6 +373,44 @@ std::string unread_formats(GstCaps *caps) {
 }
 
 }  // namespace
+
+bool reads_none_of(GstCaps *caps) {
+  if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps))
+    return false;
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GstStructure *s = gst_caps_get_structure(caps, i);
+    const auto names = names_in(s, "format");
+    if (!gst_structure_has_name(s, "video/x-raw") || !names || names->empty())
+      return false;
+    for (FrameMemory m : kMemories)
+      if (any_of_in(names, inputs_in(m)))
+        return false;
+  }
+  return true;
+}
+
+std::string refused_output_message(GstElement *element, GstCaps *downstream) {
+  if (!downstream || gst_caps_is_empty(downstream) || gst_caps_is_any(downstream))
+    return "";
+  CapsPtr made(gst_caps_from_string(src_template_caps().c_str()));
+  if (gst_caps_can_intersect(downstream, made.get()))
+    return "";
+  std::string images;
+  for (const std::string &name : images_out_in(FrameMemory::System))
+    images += (images.empty() ? "" : ", ") + name;
+  std::string types;
+  for (const std::string &name : tensor_types(FrameMemory::System))
+    types += (types.empty() ? "" : ", ") + name;
+  gchar *text = gst_caps_to_string(downstream);
+  const std::string message =
+      std::string(GST_ELEMENT_NAME(element)) + " cannot make what downstream takes (" + text +
+      "): it makes " + images +
+      " frames (in system memory; memory:DMABuf and memory:GLMemory as the pad templates say) "
+      "and other/tensors of " +
+      types;
+  g_free(text);
+  return message;
+}
 
 std::string refused_input_message(GstElement *element, GstCaps *caps) {
   const std::string formats = unread_formats(caps);

@@ -17,9 +17,15 @@
 
 namespace ef::gst {
 
-// The pad templates: every input and output of every backend's table.
+// The pad templates: every input and output of every backend's table,
+// what gst-inspect shows.
 std::string sink_template_caps();
 std::string src_template_caps();
+// The source pad's own template: src_template_caps() and the frames that
+// attach-tensor passes through as they came (GstBaseTransform intersects
+// the caps with the pad's template, so they must be in it). gst-inspect
+// shows the class's template, which says what efconvert makes.
+std::string src_pad_caps();
 
 // dma-bufs are mapped (CPU) or imported plane by plane (GL) in, and are
 // memfds or dma-heap buffers out: LINEAR both ways.
@@ -62,6 +68,16 @@ GstCaps *attached_tensor_caps(GstElement *element, GstCaps *attach, GstCaps *inc
 // dma_drm_caps checks), or, for fixed caps, fields one a buffer
 // (interlace.hpp); "" when neither.
 std::string refused_input_message(GstElement *element, GstCaps *caps);
+
+// Whether no backend reads any input of `caps` (video/x-raw structures
+// naming formats, none read in any memory: NV16): a caps query with them
+// can only find nothing.
+bool reads_none_of(GstCaps *caps);
+
+// Why efconvert makes nothing `downstream` takes (caps a downstream pad
+// answered: NV12 frames, int32 tensors), naming what it makes; "" where it
+// makes some of it.
+std::string refused_output_message(GstElement *element, GstCaps *downstream);
 
 // GL memory of either kind: textures (frames) or buffer objects (tensors).
 bool is_gl_caps(GstCaps *caps);

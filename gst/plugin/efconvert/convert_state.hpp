@@ -21,6 +21,7 @@
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
 #include "output_spec.hpp"
+#include "setting_refusals.hpp"
 #include "settings_check.hpp"
 #include "tensor_settings.hpp"
 #ifdef EF_HAVE_GSTGL
@@ -59,6 +60,7 @@ struct ConvertState {
   CapsPtr attach;       // attach-tensor: negotiation reads it, so it is no per-frame setting
   StreamShape shape;    // what set_caps negotiated: settings are checked against it when set
   bool remake = false;  // a setting the backend is made with changed: a new one at the next frame
+  SettingRefusals refusals;  // values refused: an ERROR at start, or a WARNING while running
   // Stream state: made by set_caps from the caps and the settings, read by
   // the streaming thread, dropped by stop (drop_stream).
   GstVideoInfo in_info{};

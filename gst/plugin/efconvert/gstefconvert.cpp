@@ -39,6 +39,7 @@
 #include "interlace.hpp"
 #include "output_pool.hpp"
 #include "settings_check.hpp"
+#include "tensor_caps.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "gl/gl_tensor_pool.hpp"
 #endif
@@ -124,13 +125,12 @@ GType gst_ef_convert_backend_get_type(void) {
 GType gst_ef_convert_method_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      // videoscale's nicks and numbers; the first entry of a number is what
-      // reads back, "nearest" (ef's earlier nick) is still taken.
-      {GST_EF_CONVERT_METHOD_NEAREST, "Nearest Neighbour", "nearest-neighbour"},
+      // videoscale's nicks and numbers, each number once. GStreamer parses
+      // a value by its name before its nick, so the name of
+      // nearest-neighbour is "nearest", ef's earlier nick, which still sets it.
+      {GST_EF_CONVERT_METHOD_NEAREST, "nearest", "nearest-neighbour"},
       {GST_EF_CONVERT_METHOD_BILINEAR, "Bilinear; a box over each output pixel where it shrinks",
        "bilinear"},
-      {GST_EF_CONVERT_METHOD_NEAREST, "Nearest Neighbour (nearest-neighbour's earlier nick)",
-       "nearest"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
@@ -285,9 +285,21 @@ gboolean gst_ef_convert_accept_caps(GstBaseTransform *trans, GstPadDirection dir
   return FALSE;
 }
 
-// Without a size from downstream, keep the input's (turned) size.
+// Without a size from downstream, keep the input's (turned) size. Tensor
+// dimensions that are no string (dimensions=3:32 unquoted is a flagset)
+// are named as given: fixating would change them.
 GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
                                     GstCaps *caps, GstCaps *othercaps) {
+  const std::string problem = direction == GST_PAD_SINK && !gst_caps_is_empty(othercaps)
+                                  ? dimensions_type_problem(gst_caps_get_structure(othercaps, 0))
+                                  : std::string();
+  if (!problem.empty()) {
+    if (first_saying(GST_ELEMENT(trans), problem))
+      GST_ELEMENT_ERROR(trans, CORE, NEGOTIATION, ("Unsupported tensor caps: %s", problem.c_str()),
+                        ("caps %" GST_PTR_FORMAT, othercaps));
+    gst_caps_unref(othercaps);
+    return gst_caps_new_empty();
+  }
   GstVideoOrientationMethod turn;
   {
     std::lock_guard lock(state_of(trans).lock);
@@ -387,6 +399,10 @@ static gboolean configure_caps(GstEfConvert *self, const Settings &settings, Gst
   gst_base_transform_set_in_place(trans, attached != nullptr);
   GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
                   s.backend->name());
+  // NNStreamer lists the innermost dimension first: 3:640:640:1 is NHWC,
+  // not PyTorch's (1,3,640,640). Said in both orders.
+  if (const TensorSpec *tensor = s.out.tensor())
+    GST_INFO_OBJECT(self, "negotiated %s", layout_text(*tensor).c_str());
   return TRUE;
 }
 
@@ -617,8 +633,15 @@ gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   return GST_BASE_TRANSFORM_CLASS(parent_class)->sink_event(trans, event);
 }
 
+// A value refused before the start: the element does not run on the old
+// one in its place (setting_refusals).
+gboolean gst_ef_convert_start(GstBaseTransform *trans) {
+  return state_of(trans).refusals.start(GST_ELEMENT(trans));
+}
+
 gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   ConvertState &s = state_of(trans);
+  s.refusals.stop();
   forget_sayings(GST_ELEMENT(trans));
   s.held.drop(s.backend.get());
   replace_backend(s, nullptr);
@@ -680,6 +703,56 @@ gboolean answer_latency(GstBaseTransform *trans, GstPadDirection direction, GstQ
   return TRUE;
 }
 
+// A link check (gst_pad_link's caps check: gst-launch-1.0's
+// `src ! video/x-raw,format=NV16 ! efconvert`, before the pipeline starts)
+// asks with no filter, here or through the element linked before. Answered
+// with what efconvert takes alone, gst-launch-1.0 says only "could not link
+// ..., efconvert0 can't handle caps": while the pad is inactive (no caps can
+// arrive) any video, and on the source pad any tensor, is added, so that the
+// line links and negotiation, which asks active pads and gets the caps
+// efconvert takes, names what it refused.
+void widen_link_check(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
+  GstCaps *filter = nullptr, *answer = nullptr;
+  gst_query_parse_caps(query, &filter);
+  gst_query_parse_caps_result(query, &answer);
+  GstPad *pad = direction == GST_PAD_SINK ? GST_BASE_TRANSFORM_SINK_PAD(trans)
+                                          : GST_BASE_TRANSFORM_SRC_PAD(trans);
+  if (filter || !answer || gst_pad_is_active(pad))
+    return;
+  GstCaps *wide = gst_caps_merge(
+      gst_caps_copy(answer),
+      gst_caps_from_string(direction == GST_PAD_SINK ? "video/x-raw(ANY)"
+                                                     : "video/x-raw(ANY); other/tensors(ANY)"));
+  gst_query_set_caps_result(query, wide);
+  gst_caps_unref(wide);
+}
+
+// A caps query from upstream found nothing. Where nothing could (formats no
+// backend reads, or a downstream that takes nothing efconvert makes) the
+// negotiation cannot succeed: an ERROR says why, once a run (gst-launch-1.0
+// prints errors at once; a source sends no caps a query refused, so no
+// accept-caps would name them). Else it is logged: a source may ask again.
+void name_empty_answer(GstEfConvert *self, GstCaps *filter) {
+  GstElement *element = GST_ELEMENT(self);
+  ConvertState &s = state_of(self);
+  {
+    std::lock_guard lock(s.lock);
+    if (s.attach)  // the frames go through: downstream's caps are upstream's
+      return name_refused_input(element, filter, false);
+  }
+  std::string message = reads_none_of(filter) ? refused_input_message(element, filter) : "";
+  if (message.empty()) {
+    CapsPtr downstream(gst_pad_peer_query_caps(GST_BASE_TRANSFORM_SRC_PAD(self), nullptr));
+    message = refused_output_message(element, downstream.get());
+  }
+  if (message.empty())
+    return name_refused_input(element, filter, false);
+  GST_WARNING_OBJECT(self, "%s; caps query %" GST_PTR_FORMAT, message.c_str(), filter);
+  if (first_saying(element, message))
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("%s", message.c_str()),
+                      ("a caps query found nothing efconvert takes and makes"));
+}
+
 gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
 #ifdef EF_HAVE_GSTGL
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
@@ -690,12 +763,14 @@ gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction
     return answer_latency(trans, direction, query);
   const gboolean answered = query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class),
                                                 direction, query, drm_in());
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CAPS)
+    widen_link_check(trans, direction, query);
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
     GstCaps *filter = nullptr, *answer = nullptr;
     gst_query_parse_caps(query, &filter);
     gst_query_parse_caps_result(query, &answer);
     if (filter && answer && gst_caps_is_empty(answer))
-      name_refused_input(GST_ELEMENT(trans), filter, false);
+      name_empty_answer(GST_EF_CONVERT(trans), filter);
     // Sizes beyond the limit leave the answer empty too: named here, for
     // any format (name_refused_input names formats and fields only).
     refuse_size_in_caps_query(GST_ELEMENT(trans), query, cpu_size_limit());
@@ -759,7 +834,8 @@ std::string attach_problem(GObject *object, const GstCaps *caps) {
 }
 
 // Settings are checked here, against the negotiated stream where there is
-// one (settings_check); a value refused keeps the old one, with a warning.
+// one (settings_check); a value refused keeps the old one, and is an ERROR
+// at start or a WARNING while running (setting_refusals).
 // What the backend is made with (backend, n-threads, gl-shader) applies
 // from the next frame (submit_input_buffer), the pools' depth (readback-depth)
 // too: the element renegotiates its allocation.
@@ -874,8 +950,10 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
     if (refused.empty())
       ++st.revision;
   }
-  if (!refused.empty())
-    refuse_value(object, pspec, refused);
+  if (refused.empty())
+    s.refusals.accepted(pspec);
+  else
+    s.refusals.refuse(GST_ELEMENT(self), pspec, value, refused, setting_takes(pspec->name));
   if (renegotiate)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   if (latency)  // outputs held longer or shorter: the pipeline asks again
@@ -1020,23 +1098,27 @@ void install_tensor_properties(GObjectClass *object_class) {
       object_class, PROP_STD,
       channel_values_spec("std", "Standard deviation",
                           "Tensor outputs: each channel value, less mean, is divided by it "
-                          "(0-255 units; above 0). One value for every channel, or one per "
-                          "channel in the tensor's order, e.g. std=\"<58.395, 57.12, 57.375>\" "
-                          "in gst-launch-1.0"));
+                          "(0-255 units; above 0, else refused on the bus). One value for every "
+                          "channel, or one per channel in the tensor's order, e.g. "
+                          "std=\"<58.395, 57.12, 57.375>\" in gst-launch-1.0"));
   g_object_class_install_property(
       object_class, PROP_QUANT_SCALE,
       g_param_spec_double(
           "quant-scale", "Quantisation scale",
           "uint8 and int8 tensors: q = clamp(round(((x - mean) / std) / quant-scale) + "
           "quant-zero-point), rounding half to even, clamped to the type; with every default "
-          "a uint8 tensor holds the 8-bit values themselves. Above 0",
+          "a uint8 tensor holds the 8-bit values themselves. Must be a finite number above 0: "
+          "the range below admits every number so that another value reaches efconvert, which "
+          "refuses it with an error on the bus (a warning while playing, the old value kept)",
           -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_QUANT_ZERO_POINT,
       g_param_spec_int("quant-zero-point", "Quantisation zero point",
                        "uint8 and int8 tensors: added after scaling (see quant-scale); must lie "
-                       "in the tensor's type (int8 -128..127, uint8 0..255)",
-                       -128, 255, 0, rw_flags()));
+                       "in the tensor's type (int8 -128..127, uint8 0..255): another value is "
+                       "refused with an error on the bus (a warning while playing, the old value "
+                       "kept)",
+                       G_MININT, G_MAXINT, 0, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_CHANNEL_ORDER,
       g_param_spec_enum("channel-order", "Channel order",
@@ -1081,8 +1163,9 @@ void install_properties(GObjectClass *object_class) {
   g_object_class_install_property(
       object_class, PROP_BACKEND_IN_USE,
       g_param_spec_string("backend-in-use", "Backend in use",
-                          "The backend chosen for the current caps (gl, cpu, or none)", "none",
-                          ro_flags()));
+                          "The backend chosen for the current caps: gl, cpu, cuda, or none before "
+                          "caps are set",
+                          "none", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_BACKEND_REASON,
       g_param_spec_string("backend-reason", "Backend reason",
@@ -1092,8 +1175,8 @@ void install_properties(GObjectClass *object_class) {
   g_object_class_install_property(
       object_class, PROP_METHOD,
       g_param_spec_enum("method", "Method",
-                        "Scaling filter, by videoscale's names and numbers (nearest is taken "
-                        "for nearest-neighbour)",
+                        "Scaling filter, by videoscale's nicks and numbers: nearest-neighbour "
+                        "(also taken as nearest), bilinear",
                         GST_TYPE_EF_CONVERT_METHOD, GST_EF_CONVERT_METHOD_BILINEAR, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_LETTERBOX,
@@ -1235,8 +1318,9 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
       "letterboxes in one pass into model-ready RGB, BGR, RGBA-family, GRAY8 or planar RGBP/BGRP "
       "frames, or tensors (NNStreamer's other/tensors: float32, float16, int8, uint8, NHWC or "
       "NCHW, normalised and quantised; from the GL backend also as GL buffers that stay on the "
-      "GPU, memory:GLBuffer). Each output carries a GstEfTransformMeta mapping it back to the "
-      "input.",
+      "GPU, memory:GLBuffer). Tensor dimensions are NNStreamer's, innermost first: PyTorch's "
+      "NCHW (1,3,H,W) is dimensions=W:H:3:1, NHWC (1,H,W,3) is dimensions=3:W:H:1. Each "
+      "output carries a GstEfTransformMeta mapping it back to the input.",
       "ef developers");
   add_pad_templates(element_class, sink_template_caps().c_str(), src_template_caps().c_str());
 
@@ -1252,6 +1336,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->generate_output = gst_ef_convert_generate_output;
   trans_class->transform_meta = gst_ef_convert_transform_meta;
   trans_class->sink_event = gst_ef_convert_sink_event;
+  trans_class->start = gst_ef_convert_start;
   trans_class->stop = gst_ef_convert_stop;
   trans_class->query = gst_ef_convert_query;
 #ifdef EF_HAVE_GSTGL
@@ -1261,6 +1346,12 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
 }
 
 static void gst_ef_convert_init(GstEfConvert *self) {
+  // attach-tensor's pass-through frames: in this pad's template, not in the
+  // class's (convert_caps.hpp, src_pad_caps).
+  static GstPadTemplate *const src_pad_template = GST_PAD_TEMPLATE(gst_object_ref_sink(
+      gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+                           CapsPtr(gst_caps_from_string(src_pad_caps().c_str())).get())));
+  g_object_set(GST_BASE_TRANSFORM_SRC_PAD(self), "template", src_pad_template, nullptr);
   self->state = new ConvertState();
   ConvertState &s = *self->state;
   s.settings.tensor.id = g_quark_from_static_string(kDefaultTensorId);

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "output_spec.hpp"
 #include "tensor_settings.hpp"
@@ -28,5 +29,9 @@ struct StreamShape {
 std::string crop_problem(const GstVideoRectangle &crop, const StreamShape &shape);
 std::string direction_problem(GstVideoOrientationMethod direction);
 std::string tensor_problem(const TensorSettings &tensor, const StreamShape &shape);
+
+// What the setting `property` takes, for the message refusing a value of
+// it: "a finite number above 0".
+std::string setting_takes(std::string_view property);
 
 }  // namespace ef::gst

@@ -91,6 +91,34 @@ std::string dimensions_of(const TensorSpec &spec) {
                                            : w + ":" + h + ":" + c + ":1";
 }
 
+std::string dimensions_type_problem(const GstStructure *s) {
+  const GValue *dims = gst_structure_get_value(s, "dimensions");
+  if (!dims || G_VALUE_HOLDS_STRING(dims) || GST_VALUE_HOLDS_LIST(dims))
+    return "";
+  gchar *text = gst_value_serialize(dims);
+  const std::string problem =
+      std::string("dimensions=(") + G_VALUE_TYPE_NAME(dims) + ")" + (text ? text : "?") +
+      " is no string" +
+      (GST_VALUE_HOLDS_FLAG_SET(dims)
+           ? ": GStreamer reads two numbers a:b written without (string) as a flagset "
+             "(hexadecimal flags:mask, so the text as written is lost)"
+           : "") +
+      "; efconvert takes up to 16 positive integers as a string, innermost first: C:W:H:1 "
+      "(NHWC) or W:H:C:1 (NCHW), e.g. dimensions=3:640:640:1 (write all four: 3:32:1:1, not "
+      "3:32)";
+  g_free(text);
+  return problem;
+}
+
+std::string layout_text(const TensorSpec &spec) {
+  const std::string c = std::to_string(spec.channels);
+  const std::string w = std::to_string(spec.width), h = std::to_string(spec.height);
+  const bool nhwc = spec.layout == TensorLayout::Nhwc;
+  return std::string(nhwc ? "NHWC " : "NCHW ") + tensor_type_name(spec.type) + " tensor (1," +
+         (nhwc ? h + "," + w + "," + c : c + "," + h + "," + w) +
+         ") = dimensions=" + dimensions_of(spec);
+}
+
 Result<TensorSpec> parse_tensor_caps(GstCaps *caps, gint max_side) {
   if (!caps || gst_caps_is_empty(caps) || !is_tensor_structure(gst_caps_get_structure(caps, 0)))
     return Error{EINVAL, "not other/tensors caps"};
@@ -110,6 +138,8 @@ Result<TensorSpec> parse_tensor_caps(GstCaps *caps, gint max_side) {
     return Error{EINVAL, "tensor types " + std::string(types ? types : "(none)") +
                              ": efconvert makes one of uint8, int8, float16, float32"};
   spec.type = *type;
+  if (const std::string problem = dimensions_type_problem(s); !problem.empty())
+    return Error{EINVAL, problem};
   if (auto dims = read_dimensions(gst_structure_get_string(s, "dimensions"), max_side, spec); !dims)
     return dims.error();
   if (!gst_structure_get_fraction(s, "framerate", &spec.fps_n, &spec.fps_d))

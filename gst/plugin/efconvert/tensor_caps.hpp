@@ -31,6 +31,16 @@ GstStructure *tensor_structure(const std::string &types, const GstStructure *lik
 // "3:640:640:1" for NHWC, "640:640:3:1" for NCHW.
 std::string dimensions_of(const TensorSpec &spec);
 
+// "" where `s` has no dimensions field, or one of strings; else what is
+// wrong: `dimensions=3:32` unquoted is parsed as a GstFlagSet, not the
+// string NNStreamer's caps carry.
+std::string dimensions_type_problem(const GstStructure *s);
+
+// The layout in PyTorch's order beside NNStreamer's, which lists the
+// innermost dimension first: "NCHW float32 tensor (1,3,640,640) =
+// dimensions=640:640:3:1".
+std::string layout_text(const TensorSpec &spec);
+
 // Fixed tensor caps (the first structure); EINVAL naming what is wrong: a
 // format other than static, num_tensors other than 1, an element type
 // efconvert does not make, dimensions of neither layout, a batch other

@@ -25,6 +25,12 @@ std::string check_values(const ChannelValues &v, const char *name, guint channel
   return {};
 }
 
+// "0", "-0.5", "1e-05": what was set, as a message shows it.
+std::string number(double v) {
+  gchar text[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_ascii_formatd(text, sizeof text, "%g", v);
+}
+
 double value(const ChannelValues &v, guint c) {
   return v.values[v.count == 1 ? 0 : c];
 }
@@ -69,7 +75,7 @@ std::string check_tensor_settings(const TensorSettings &t, const TensorSpec &spe
   for (guint c = 0; c < channels; ++c) {
     const double mean = value(t.mean, c), stddev = value(t.stddev, c);
     if (!(stddev > 0))
-      return "std " + std::to_string(stddev) + " of channel " + std::to_string(c) +
+      return "std " + number(stddev) + " of channel " + std::to_string(c) +
              " is not above 0: values are divided by it";
     for (double x : {0.0, 255.0})
       largest = std::max(largest, std::abs((x - mean) / stddev));
@@ -81,13 +87,12 @@ std::string check_tensor_settings(const TensorSettings &t, const TensorSpec &spe
       break;
     case TensorType::Float16:
       if (!(largest <= kHalfMax))
-        return "mean and std give values up to " + std::to_string(largest) +
-               ", beyond float16's 65504";
+        return "mean and std give values up to " + number(largest) + ", beyond float16's 65504";
       break;
     case TensorType::Uint8:
     case TensorType::Int8: {
       if (!(std::isfinite(t.quant_scale) && t.quant_scale > 0))
-        return "quant-scale " + std::to_string(t.quant_scale) + " is not a finite number above 0";
+        return "quant-scale " + number(t.quant_scale) + " is not a finite number above 0";
       const int low = spec.type == TensorType::Int8 ? -128 : 0;
       const int high = spec.type == TensorType::Int8 ? 127 : 255;
       if (t.zero_point < low || t.zero_point > high)
