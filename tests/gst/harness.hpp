@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ef::test {
 
@@ -27,6 +28,10 @@ GstBus *attach_bus(GstHarness *h);
 void release_bus(GstBus *bus);
 // The text of the first ERROR message on `bus`, "" if none.
 std::string pop_error(GstBus *bus);
+// The text of a WARNING message.
+std::string warning_text(GstMessage *msg);
+// The texts of the WARNING messages on `bus`, taken off it.
+std::vector<std::string> pop_warnings(GstBus *bus);
 
 // Makes the harness's sink answer ALLOCATION queries with a pool of its own
 // (min = max = `buffers`), of `allocator`'s memory (nullptr: system memory),
