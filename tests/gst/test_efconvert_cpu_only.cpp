@@ -2,7 +2,9 @@
 // efconvert where only the CPU converts: a system-memory pipeline opens no
 // GL display (none is made, none announced on the bus: opening one on a
 // headless machine prints libwayland's XDG_RUNTIME_DIR error, and
-// gst-launch prints the announcement).
+// gst-launch prints the announcement), and settings only other backends
+// honour are said, once, as a bus WARNING naming the setting and the
+// backend in use.
 #include <gst/video/video.h>
 
 #include <atomic>
@@ -101,6 +103,13 @@ void as_if_no_gpu() {
     g_setenv("EF_GL_RENDERER_KIND", "software", TRUE);
 }
 
+bool has(const std::vector<std::string> &all, const std::string &a, const std::string &b) {
+  for (const std::string &s : all)
+    if (s.find(a) != std::string::npos && s.find(b) != std::string::npos)
+      return true;
+  return false;
+}
+
 }  // namespace
 
 // backend=auto and backend=cpu from system memory into system memory (an
@@ -127,11 +136,70 @@ GST_START_TEST(test_system_memory_opens_no_gl) {
 }
 GST_END_TEST;
 
+// Settings the backend in use ignores, each said once, naming it and the
+// backend: the GL pass's on the CPU backend (backend=cpu, and auto where GL
+// would render in software), n-threads on the GL backend; defaults say
+// nothing (test_system_memory_opens_no_gl).
+GST_START_TEST(test_ignored_settings_said) {
+  as_if_no_gpu();
+  const char *gl_only[] = {"gl-shader=compute", "readback-depth=2", "gpu-timing=true",
+                           "gl-contexts=2"};
+  for (const char *backend : {"backend=cpu", ""}) {
+    for (const char *setting : gl_only) {
+      const Seen seen = run(std::string(backend) + " " + setting, kOutputs[0]);
+      fail_unless_equals_string(seen.backend.c_str(), "cpu");
+      fail_unless_equals_int(seen.warnings.size(), 1);
+      fail_unless(has(seen.warnings, setting, "the cpu backend"), "'%s %s': %s", backend, setting,
+                  seen.warnings.front().c_str());
+    }
+  }
+  const Seen gl = run("backend=gl n-threads=2", kOutputs[0]);
+  fail_unless_equals_int(gl.warnings.size(), 1);
+  fail_unless(has(gl.warnings, "n-threads=2", "the gl backend"), "%s", gl.warnings.front().c_str());
+}
+GST_END_TEST;
+
+// Set while playing: said at the next frame, once for each value.
+GST_START_TEST(test_ignored_setting_while_playing) {
+  GstHarness *h = gst_harness_new_parse("efconvert name=conv backend=cpu");
+  GstBus *bus = attach_bus(h);
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_harness_set_caps_str(h, caps_text(in).c_str(), kOutputs[0]);
+  GstElement *conv = harness_element(h, "conv");
+  auto push = [&](int frames) {
+    for (int i = 0; i < frames; ++i) {
+      fail_unless_equals_int(gst_harness_push(h, system_frame(in, 1)), GST_FLOW_OK);
+      gst_buffer_unref(gst_harness_pull(h));
+    }
+  };
+  auto warnings = [&] { return pop_warnings(bus); };
+  push(2);
+  fail_unless(warnings().empty());
+  g_object_set(conv, "readback-depth", 2u, nullptr);
+  push(3);
+  std::vector<std::string> said = warnings();
+  fail_unless(said.size() == 1 && has(said, "readback-depth=2", "cpu"), "%zu warnings",
+              said.size());
+  g_object_set(conv, "readback-depth", 3u, nullptr);
+  push(3);
+  said = warnings();
+  fail_unless(said.size() == 1 && has(said, "readback-depth=3", "cpu"), "%zu warnings",
+              said.size());
+  g_object_set(conv, "readback-depth", 0u, nullptr);
+  push(2);
+  fail_unless(warnings().empty());
+  gst_harness_teardown(h);
+  release_bus(bus);
+}
+GST_END_TEST;
+
 static Suite *cpu_only_suite() {
   Suite *s = suite_create("efconvert_cpu_only");
   TCase *tc = tcase_create("cpu_only");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_system_memory_opens_no_gl);
+  tcase_add_test(tc, test_ignored_settings_said);
+  tcase_add_test(tc, test_ignored_setting_while_playing);
   suite_add_tcase(s, tc);
   return s;
 }
