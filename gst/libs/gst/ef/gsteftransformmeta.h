@@ -188,7 +188,7 @@ GST_EF_API void gst_ef_transform_map_to_input(const GstVideoRectangle *crop,
  *   boxes, four values each, in the order of @boxes; %NULL when @n_values
  *   is not a multiple of four. Free with g_free().
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransformMeta *meta,
                                                              const gdouble *boxes, gsize n_values,
@@ -215,8 +215,9 @@ GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransfor
  *
  * GStreamer's matrix is single precision and its points round to whole
  * pixels; gst_ef_transform_meta_map_to_input() is the exact mapping.
+ * Only in a library built against GStreamer 1.28 or later.
  *
- * Since: 0.2 (GStreamer 1.28)
+ * Since: 0.1
  */
 GST_EF_API void gst_ef_transform_meta_get_video_matrix(const GstEfTransformMeta *meta,
                                                        const GstVideoInfo *output_info,
