@@ -74,18 +74,24 @@ EOF
   }
   failed=0
 
+  # debian/rules makes dpkg-gensymbols fail on a symbol the symbols file
+  # lacks or lists in vain; any other warning of it is a failure too.
+  check "dpkg-gensymbols: no warnings" /bin/sh -c \
+    '! grep -n "dpkg-gensymbols: warning" "$1"' sh "$dir/dpkg-buildpackage.log"
   start=$SECONDS
   check "apt-get install ./*.deb" in_root /bin/sh -c \
     'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/ef/*.deb'
   echo "install: $((SECONDS - start)) s"
   version=$(dpkg-deb -f "$(ls "$dir"/gstreamer1.0-ef_*.deb)" Version)
-  check "gst-inspect-1.0 ef (version $version, three elements)" in_root /bin/sh -c '
+  check "gst-inspect-1.0 ef (version $version, three elements, origin)" in_root /bin/sh -c '
     out=$(gst-inspect-1.0 ef) || exit 1
     echo "$out"
     echo "$out" | grep -E "^ +Version +'"$version"'\$" >/dev/null || { echo "version is not '"$version"'"; exit 1; }
     for e in efconvert efupload efvkbridge; do
       echo "$out" | grep -q "$e:" || { echo "no $e in the plugin"; exit 1; }
-    done'
+    done
+    echo "$out" | grep -E "^ +Origin URL +Unknown package origin\$" >/dev/null ||
+      { echo "the origin is not Unknown package origin (GStreamer default without a URL)"; exit 1; }'
   check "gst-inspect-1.0 efconvert" in_root gst-inspect-1.0 efconvert
   check "pipeline videotestsrc ! efconvert ! fakesink" in_root gst-launch-1.0 -q \
     videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1280,height=720 ! \

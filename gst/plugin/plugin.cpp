@@ -21,6 +21,8 @@ static gboolean plugin_init(GstPlugin *plugin) {
   return ok;
 }
 
+// The origin is meson's package-origin: GStreamer's own default ("Unknown
+// package origin") where the builder names no URL, as ef has no website.
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, ef,
                   "Zero-copy video elements with stable buffer identities", plugin_init, EF_VERSION,
-                  "LGPL", "ef", "https://ef.invalid")
+                  "LGPL", "ef", EF_PACKAGE_ORIGIN)

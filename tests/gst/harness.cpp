@@ -172,6 +172,23 @@ LaunchRun run_gst_launch(const std::string &line) {
   return run;
 }
 
+std::string warning_text(GstMessage *msg) {
+  GError *warning = nullptr;
+  gst_message_parse_warning(msg, &warning, nullptr);
+  std::string text = warning->message;
+  g_error_free(warning);
+  return text;
+}
+
+std::vector<std::string> pop_warnings(GstBus *bus) {
+  std::vector<std::string> texts;
+  while (GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
+    texts.push_back(warning_text(msg));
+    gst_message_unref(msg);
+  }
+  return texts;
+}
+
 namespace {
 
 struct PoolOffer {

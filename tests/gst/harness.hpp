@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ef::test {
 
@@ -44,6 +45,10 @@ struct LaunchRun {
   std::string output;
 };
 LaunchRun run_gst_launch(const std::string &line);
+// The text of a WARNING message.
+std::string warning_text(GstMessage *msg);
+// The texts of the WARNING messages on `bus`, taken off it.
+std::vector<std::string> pop_warnings(GstBus *bus);
 
 // Makes the harness's sink answer ALLOCATION queries with a pool of its own
 // (min = max = `buffers`), of `allocator`'s memory (nullptr: system memory),

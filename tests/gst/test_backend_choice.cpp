@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // backend=auto's decision from a description of the machine: where the
 // frames live, the renderer, what the GPU imports and the cores.
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 
 #include <string>
 
 #include "efconvert/backend_choice.hpp"
+#include "efconvert/gpu_device.hpp"
 
 using namespace ef::gst;
 
@@ -131,6 +133,43 @@ GST_START_TEST(test_renderer_kinds) {
 }
 GST_END_TEST;
 
+// A GPU shows as a device node, known without opening GL: a DRM render
+// node or NVIDIA's numbered one (not its control nodes); the renderer kind
+// forced decides instead. A folder made here stands for /dev.
+GST_START_TEST(test_gpu_device_nodes) {
+  gchar *dev = g_dir_make_tmp("ef-dev-XXXXXX", nullptr);
+  fail_unless(dev != nullptr);
+  const std::string root = dev;
+  auto touch = [&](const std::string &name) {
+    fail_unless(g_file_set_contents((root + "/" + name).c_str(), "", 0, nullptr));
+  };
+  std::string why;
+  fail_unless(gpu_device_node(root).empty());
+  fail_if(gl_may_be_hardware(nullptr, why, root));
+  fail_unless(says({Pick::Cpu, why}, "no GPU device"), "%s", why.c_str());
+  touch("nvidiactl");
+  touch("nvidia-uvm");
+  fail_unless(gpu_device_node(root).empty(), "NVIDIA's control nodes are no GPU");
+  fail_unless(g_mkdir((root + "/dri").c_str(), 0700) == 0);
+  touch("dri/card0");
+  fail_unless(gpu_device_node(root).empty(), "a card node alone (KMS only) renders nothing");
+  touch("nvidia0");
+  fail_unless_equals_string(gpu_device_node(root).c_str(), (root + "/nvidia0").c_str());
+  touch("dri/renderD128");
+  fail_unless_equals_string(gpu_device_node(root).c_str(), (root + "/dri/renderD128").c_str());
+  fail_unless(gl_may_be_hardware(nullptr, why, root) && says({Pick::Gl, why}, "renderD128"));
+  fail_unless(gl_may_be_hardware("bogus", why, root));
+  fail_if(gl_may_be_hardware("software", why, root));
+  fail_unless(says({Pick::Cpu, why}, "EF_GL_RENDERER_KIND=software"), "%s", why.c_str());
+  for (const char *name : {"dri/renderD128", "dri/card0", "nvidia0", "nvidiactl", "nvidia-uvm"})
+    g_remove((root + "/" + name).c_str());
+  g_rmdir((root + "/dri").c_str());
+  fail_unless(gl_may_be_hardware("hardware", why, root), "forced, with no device");
+  g_rmdir(dev);
+  g_free(dev);
+}
+GST_END_TEST;
+
 static Suite *choice_suite() {
   Suite *s = suite_create("backend_choice");
   TCase *tc = tcase_create("decision");
@@ -141,6 +180,7 @@ static Suite *choice_suite() {
   tcase_add_test(tc, test_unclear_cases_are_timed);
   tcase_add_test(tc, test_trial_keeps_the_faster);
   tcase_add_test(tc, test_renderer_kinds);
+  tcase_add_test(tc, test_gpu_device_nodes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -9,7 +9,9 @@
 // quantisation formula exactly. Bad properties and caps are errors on the
 // bus.
 #include <gst/ef/gstef.h>
+#include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -925,6 +927,85 @@ GST_START_TEST(test_borders_written_once) {
 }
 GST_END_TEST;
 
+namespace {
+
+// What a process the fd went to would do: zeros over the memory's bytes
+// through its fd, no map (which the memory's tag cannot see).
+void zero_through_fd(GstBuffer *out) {
+  GstMemory *mem = gst_buffer_peek_memory(out, 0);
+  fail_unless(gst_is_fd_memory(mem));
+  const std::vector<char> zeros(mem->size, 0);
+  fail_unless_equals_int64(
+      pwrite(gst_fd_memory_get_fd(mem), zeros.data(), zeros.size(), off_t(mem->offset)),
+      gssize(zeros.size()));
+}
+
+// keep-borders true, then false while a writer zeroes outputs through
+// their fds (one held from before the switch, written after it), then true
+// again: every frame is a new element's.
+void check_keep_borders_switch(guint in_w, guint in_h, const std::string &out_caps) {
+  const GstVideoInfo in = video_info(GST_VIDEO_FORMAT_NV12, in_w, in_h);
+  const std::string caps = caps_text(in);
+  const std::string props = "letterbox=true fill-color=0xff336699";
+  GstBuffer *frames[2] = {zone_plate_frame(in), nullptr};
+  frames[1] = inverted(frames[0]);
+  GstBuffer *want[2];
+  for (int f = 0; f < 2; ++f)
+    want[f] = run_one({caps, out_caps, props}, frames[f]);
+
+  GstHarness *h = gst_harness_new_parse(("efconvert name=conv backend=cpu " + props).c_str());
+  GstElement *conv = harness_element(h, "conv");
+  gst_harness_set_caps_str(h, caps.c_str(), out_caps.c_str());
+  constexpr int kFalseAt = 5, kTrueAt = 30, kFrames = 60;
+  GstBuffer *held = nullptr;  // an output of the first true period, written while false
+  GstMemory *held_memory = nullptr;
+  bool held_seen_again = false;
+  for (int i = 0; i < kFrames; ++i) {
+    if (i == kFalseAt) {
+      g_object_set(conv, "keep-borders", FALSE, nullptr);
+      zero_through_fd(held);
+    }
+    if (i == kTrueAt) {
+      g_object_set(conv, "keep-borders", TRUE, nullptr);
+      gst_clear_buffer(&held);  // back to the pool, not written by efconvert since
+    }
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(frames[i % 2])), GST_FLOW_OK);
+    GstBuffer *got = gst_harness_pull(h);
+    fail_unless(same_bytes(got, want[i % 2]),
+                "%s: frame %d differs from what a new element makes of it (keep-borders %s)",
+                out_caps.c_str(), i, i >= kFalseAt && i < kTrueAt ? "false" : "true");
+    if (i >= kTrueAt && gst_buffer_peek_memory(got, 0) == held_memory)
+      held_seen_again = true;
+    if (i == kFalseAt - 1) {
+      held = gst_buffer_ref(got);
+      held_memory = gst_buffer_peek_memory(got, 0);
+    }
+    if (i >= kFalseAt && i < kTrueAt)
+      zero_through_fd(got);
+    gst_buffer_unref(got);
+  }
+  fail_unless(held_seen_again, "%s: the held memory never came back", out_caps.c_str());
+  fail_unless(stat(conv, "borders-kept") > 0, "%s: no borders kept after the switch back",
+              out_caps.c_str());
+  gst_harness_teardown(h);
+  for (GstBuffer *b : want)
+    gst_buffer_unref(b);
+  for (GstBuffer *f : frames)
+    gst_buffer_unref(f);
+}
+
+}  // namespace
+
+// keep-borders=false is for outputs changed through their fds, which no
+// tag sees: no tag written before or while it is false is trusted once it
+// is true again, for tensors and images alike.
+GST_START_TEST(test_keep_borders_switch) {
+  check_keep_borders_switch(97, 61, "other/tensors, types=float32, dimensions=64:64:3:1");
+  check_keep_borders_switch(97, 61,
+                            "video/x-raw, format=RGB, width=45, height=37, pixel-aspect-ratio=1/1");
+}
+GST_END_TEST;
+
 static Suite *tensor_suite() {
   Suite *s = suite_create("efconvert_tensor");
   TCase *tc = tcase_create("tensor");
@@ -946,6 +1027,7 @@ static Suite *tensor_suite() {
   tcase_add_test(tc, test_gst_tensor_meta);
   tcase_add_test(tc, test_attach_mode);
   tcase_add_test(tc, test_borders_written_once);
+  tcase_add_test(tc, test_keep_borders_switch);
   tcase_add_test(tc, test_attach_refused);
   tcase_add_test(tc, test_attach_refused_while_playing);
   suite_add_tcase(s, tc);

@@ -442,7 +442,7 @@ GST_START_TEST(test_auto_decides) {
   struct Expect {
     const char *kind, *props, *backend, *says;
   };
-  for (const Expect &e : {Expect{"software", "", "cpu", "GL renders in software"},
+  for (const Expect &e : {Expect{"software", "", "cpu", "in software"},
                           Expect{"hardware", "gl-shader=fragment", "cpu", "compute shader"},
                           Expect{"hardware", "", "", "trial"}}) {
     ForcedKind kind(e.kind);

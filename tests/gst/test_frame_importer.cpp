@@ -8,6 +8,7 @@
 
 #include "common/frame_importer.hpp"
 #include "frames.hpp"
+#include "harness.hpp"
 
 #include <gst/check/gstcheck.h>
 #include <unistd.h>
@@ -56,17 +57,7 @@ struct Fixture {
   }
 
   // The WARNING texts posted since the last call.
-  std::vector<std::string> warnings() {
-    std::vector<std::string> texts;
-    while (GstMessage *m = gst_bus_pop_filtered(bus, GST_MESSAGE_WARNING)) {
-      GError *e = nullptr;
-      gst_message_parse_warning(m, &e, nullptr);
-      texts.emplace_back(e->message);
-      g_error_free(e);
-      gst_message_unref(m);
-    }
-    return texts;
-  }
+  std::vector<std::string> warnings() { return pop_warnings(bus); }
 
   void expect_declined(const FrameImporter<int>::Outcome &got, Decline why) {
     fail_unless(got.import == nullptr);

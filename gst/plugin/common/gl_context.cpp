@@ -113,6 +113,11 @@ bool ElementGlContext::ensure_display(GstElement *element) {
   return display_ || gst_gl_ensure_element_data(element, &display_, &other_);
 }
 
+bool ElementGlContext::has_display() {
+  std::lock_guard<std::recursive_mutex> lock(lock_);
+  return display_ != nullptr;
+}
+
 Result<GstGLContext *> ElementGlContext::ensure(GstElement *element, unsigned pool) {
   {
     std::lock_guard<std::recursive_mutex> lock(lock_);

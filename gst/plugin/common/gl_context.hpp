@@ -28,6 +28,10 @@ class ElementGlContext {
   // as a GstContext, gst_gl_ensure_element_data), as GstGL's filters do at
   // NULL -> READY: false where no GL display can be opened.
   bool ensure_display(GstElement *element);
+  // Whether the element has a display already (set on it by the
+  // application or a bin, or found by ensure_display/ensure): GL is then
+  // open in the pipeline, and asking it more costs nothing new.
+  bool has_display();
   // The context (borrowed; valid until reset()), found in the pipeline or
   // made. EIO with the reason when there is no GL. With `pool` = 0, a
   // context of the display (any one it has, else one made and added to

@@ -10,6 +10,7 @@
 #include "convert_caps.hpp"
 #ifdef EF_HAVE_GSTGL
 #include "common/gl_limits.hpp"
+#include "gpu_device.hpp"
 #include "gl/gl_converter.hpp"
 #endif
 
@@ -72,11 +73,14 @@ Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, Conv
 
 // Whether the GL backend may run compute shaders for these caps: the
 // context has them and gl-shader does not force fragments; "" if so, else
-// why not. Without a context, "" (trying the backend says why it is
-// missing).
-std::string gl_compute_missing(GstElement *element, ConvertState &s, const Settings &st) {
+// why not. Without a context, or with `may_open` false (GL is not to be
+// opened: gl_left_closed), "" (trying the backend says why it is missing).
+std::string gl_compute_missing(GstElement *element, ConvertState &s, const Settings &st,
+                               bool may_open) {
   if (st.gl_shader == GST_EF_CONVERT_GL_SHADER_FRAGMENT)
     return "gl-shader=fragment, and the GL backend writes tensors with a compute shader";
+  if (!may_open)
+    return {};
   auto context = s.gl.ensure(element);
   if (context && !GlConverter::computes(*context))
     return "the GL backend writes tensors with a compute shader (GL 4.3, GLES 3.1), and this "
@@ -87,13 +91,35 @@ std::string gl_compute_missing(GstElement *element, ConvertState &s, const Setti
 // Whether GL's table has `c` here: its rows that a compute shader makes
 // count only where the context computes (`why` says why not).
 bool gl_makes(GstElement *element, ConvertState &s, const Settings &st, const Conversion &c,
-              std::string &why) {
+              std::string &why, bool may_open) {
   if (!makes(gl_table(), c))
     return false;
   if (makes(gl_table(), c, false))
     return true;
-  why = gl_compute_missing(element, s, st);
+  why = gl_compute_missing(element, s, st, may_open);
   return why.empty();
+}
+
+// backend=auto on frames in plain memory both ways, GL not open yet (no
+// display set on the element or found at NULL -> READY) and no GPU here
+// (gpu_device): GL would be a software rasterizer, which the rules give
+// the CPU, so it is not opened to find that out. The reason, or "" where
+// GL is to be asked.
+std::string gl_left_closed(ConvertState &s, const Conversion &c) {
+  auto plain = [](FrameMemory m) { return m == FrameMemory::System || m == FrameMemory::DmaBuf; };
+  std::string why;
+  if (!plain(c.in_memory) || !plain(c.out_memory) || s.gl.has_display() ||
+      gl_may_be_hardware(g_getenv("EF_GL_RENDERER_KIND"), why))
+    return {};
+  Machine m;
+  m.in = c.in_memory;
+  m.out = c.out_memory;
+  m.gl = GlKind::Software;
+  if (choose_backend(m).pick != Pick::Cpu)
+    return {};
+  return why +
+         ": GL would render in software, where the CPU backend is faster (no GL display "
+         "opened)";
 }
 
 // This machine as backend=auto sees it for these caps.
@@ -177,8 +203,10 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
     return nullptr;
   }
 #ifdef EF_HAVE_GSTGL
+  const std::string closed =
+      st.backend == GST_EF_CONVERT_BACKEND_AUTO && cpu_makes ? gl_left_closed(s, c) : "";
   std::string no_compute;
-  const bool gl_can = gl_makes(element, s, st, c, no_compute);
+  const bool gl_can = gl_makes(element, s, st, c, no_compute, closed.empty());
   if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
     if (!gl_can) {
       const std::string why = no_compute.empty() ? "" : ": " + no_compute;
@@ -198,6 +226,8 @@ std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &
     return chosen(element, s, cpu(),
                   "only the CPU backend converts " + describe(c) +
                       (no_compute.empty() ? "" : " here (" + no_compute + ")"));
+  if (!closed.empty())
+    return chosen(element, s, cpu(), closed);
   const Machine machine = describe_machine(element, s, st, incaps, outcaps);
   Choice choice = choose_backend(machine);
   if (!cpu_makes)

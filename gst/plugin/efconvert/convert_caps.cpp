@@ -443,6 +443,17 @@ bool is_gl_caps(GstCaps *caps) {
   return m == FrameMemory::Gl || m == FrameMemory::GlBuffer;
 }
 
+bool names_gl_memory(GstCaps *caps) {
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstCapsFeatures *f = gst_caps_get_features(caps, i);
+    if (f && (gst_caps_features_is_any(f) ||
+              gst_caps_features_contains(f, feature_of(FrameMemory::Gl)) ||
+              gst_caps_features_contains(f, feature_of(FrameMemory::GlBuffer))))
+      return true;
+  }
+  return false;
+}
+
 FrameMemory memory_of(GstCaps *caps) {
   GstCapsFeatures *f = gst_caps_get_features(caps, 0);
   for (FrameMemory m :

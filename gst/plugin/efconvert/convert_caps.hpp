@@ -82,5 +82,8 @@ std::string refused_output_message(GstElement *element, GstCaps *downstream);
 // GL memory of either kind: textures (frames) or buffer objects (tensors).
 bool is_gl_caps(GstCaps *caps);
 FrameMemory memory_of(GstCaps *caps);
+// Whether any structure of `caps` (not fixed: a neighbour's) is GL memory
+// of either kind, or has any features.
+bool names_gl_memory(GstCaps *caps);
 
 }  // namespace ef::gst

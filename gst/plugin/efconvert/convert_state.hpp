@@ -20,6 +20,7 @@
 #include "ef/import_cache.hpp"
 #include "gstefconvert.h"
 #include "held_outputs.hpp"
+#include "ignored_settings.hpp"
 #include "output_spec.hpp"
 #include "setting_refusals.hpp"
 #include "settings_check.hpp"
@@ -75,7 +76,8 @@ struct ConvertState {
 #endif
   FrameErrors errors;
   ConvertStats stats;
-  HeldOutputs held;  // streaming thread
+  HeldOutputs held;              // streaming thread
+  IgnoredSettingsWatch ignored;  // streaming thread
 };
 
 }  // namespace ef::gst

@@ -9,8 +9,16 @@
 // display at NULL -> READY, which the application's thread does element
 // after element, sinks first, and announce it to the pipeline as a
 // GstContext: an element that looks later is given it. efconvert does the
-// same unless backend=cpu (which needs no GL): every decoder upstream then
-// finds that display, as when the application sets one on the pipeline.
+// same where a GL path may come (backend=gl, gl-contexts >= 1, EF_GL_EARLY,
+// or a neighbour whose caps may carry GL memory: caps are not known yet at
+// NULL -> READY, so the peers are asked; upstream not linked yet counts, as
+// decodebin's decoder comes later): every decoder upstream then finds that
+// display, as when the application sets one on the pipeline. Never with
+// backend=cpu, nor between system-memory neighbours: opening a display on
+// a headless machine prints libwayland's XDG_RUNTIME_DIR error, and
+// gst-launch prints its announcement, for a pipeline that needs no GL
+// (backend=auto opens it at caps time where the machine has a GPU,
+// backend_select's gl_left_closed).
 //
 // gl-contexts = K >= 1 makes (or takes) efconvert's GL context too, at
 // READY -> PAUSED (before its upstream starts: a bin changes its sinks

@@ -515,6 +515,7 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
                         "Conversion failed: " + done.error().message,
                         std::string("backend ") + s.backend->name());
   s.errors.good_frame();
+  s.ignored.check(element, settings, *s.backend);
   s.stats.add(kFrames);
   plan = *params;
   return GST_FLOW_OK;
@@ -643,6 +644,7 @@ gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   ConvertState &s = state_of(trans);
   s.refusals.stop();
   forget_sayings(GST_ELEMENT(trans));
+  s.ignored.forget();
   s.held.drop(s.backend.get());
   replace_backend(s, nullptr);
   gst_video_info_init(&s.in_info);

@@ -56,7 +56,7 @@ G_BEGIN_DECLS
  *   #GstAnalyticsRelationMeta (nothing is added) or when some results were
  *   left out (the others are added). The debug log says which.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API gboolean gst_ef_analytics_relation_meta_map_to_input(GstBuffer *model_buffer,
                                                                 GstBuffer *dest);
@@ -80,7 +80,7 @@ GST_EF_API gboolean gst_ef_analytics_relation_meta_map_to_input(GstBuffer *model
  *   @model_buffer has no #GstEfTransformMeta or no
  *   #GstAnalyticsRelationMeta.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API GstBuffer *gst_ef_analytics_relation_meta_copy_to_input(GstBuffer *model_buffer,
                                                                    GstBuffer *camera);

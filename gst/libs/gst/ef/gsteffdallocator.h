@@ -74,7 +74,7 @@ GST_EF_API const char *gst_ef_fd_allocator_get_source(GstEfFdAllocator *allocato
  *
  * Returns: %TRUE where @mem keeps tags (a #GstEfFdAllocator's memory)
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API gboolean gst_ef_fd_memory_set_tag(GstMemory *mem, guint64 tag);
 
@@ -88,7 +88,7 @@ GST_EF_API gboolean gst_ef_fd_memory_set_tag(GstMemory *mem, guint64 tag);
  * Returns: the tag, or 0: none set, @mem mapped for writing since, or not
  *   a #GstEfFdAllocator's memory
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API guint64 gst_ef_fd_memory_get_tag(GstMemory *mem);
 

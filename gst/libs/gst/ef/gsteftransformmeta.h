@@ -173,7 +173,7 @@ GST_EF_API void gst_ef_transform_map_to_input(const GstVideoRectangle *crop,
  *
  * Errors of the #GST_EF_TRANSFORM_ERROR domain: boxes that cannot be mapped.
  *
- * Since: 0.2
+ * Since: 0.1
  */
 typedef enum {
   GST_EF_TRANSFORM_ERROR_BAD_LENGTH = 1,
@@ -195,7 +195,7 @@ typedef enum {
  *
  * Returns: the quark of "gst-ef-transform-error-quark"
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API GQuark gst_ef_transform_error_quark(void);
 
@@ -234,7 +234,7 @@ GST_EF_API GQuark gst_ef_transform_error_quark(void);
  *   empty set); %NULL with @error set for a set it refuses. Free with
  *   g_free().
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input_full(const GstEfTransformMeta *meta,
                                                                   const gdouble *boxes,
@@ -261,7 +261,7 @@ GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input_full(const GstEfTra
  *   boxes, four values each, in the order of @boxes (not %NULL for an
  *   empty set); %NULL for a set it refuses. Free with g_free().
  *
- * Since: 0.2
+ * Since: 0.1
  */
 GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransformMeta *meta,
                                                              const gdouble *boxes, gsize n_values,
@@ -288,8 +288,9 @@ GST_EF_API gdouble *gst_ef_transform_meta_map_boxes_to_input(const GstEfTransfor
  *
  * GStreamer's matrix is single precision and its points round to whole
  * pixels; gst_ef_transform_meta_map_to_input() is the exact mapping.
+ * Only in a library built against GStreamer 1.28 or later.
  *
- * Since: 0.2 (GStreamer 1.28)
+ * Since: 0.1
  */
 GST_EF_API void gst_ef_transform_meta_get_video_matrix(const GstEfTransformMeta *meta,
                                                        const GstVideoInfo *output_info,

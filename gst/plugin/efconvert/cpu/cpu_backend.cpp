@@ -104,8 +104,9 @@ class CpuBackend : public ConvertBackend {
     GstVideoFrame dst;
     if (!gst_video_frame_map(&dst, out_.image(), out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
-    const uint64_t written = image_tags_.tag_for(cpu::border_key(dst, params));
-    const bool kept = params.keep_borders && held == written;
+    const uint64_t written =
+        image_tags_.tag_for_frame(cpu::border_key(dst, params), params.keep_borders);
+    const bool kept = written && held == written;
     Result<void> done = read_source(in, layout, [&](const GstVideoFrame &src) {
       return cpu_convert(src, dst, params, pool_, kept);
     });
@@ -139,9 +140,10 @@ class CpuBackend : public ConvertBackend {
         kernel_.emplace(tensor.type, params.norm, tensor.channels, tensor.size());
         kernel_norm_ = params.norm;
       }
-      written = tensor_tags_.tag_for(
-          cpu::border_key(map.data, tensor, params, kernel_->vectorised(), kernel_->streams()));
-      kept = params.keep_borders && held == written;
+      written = tensor_tags_.tag_for_frame(
+          cpu::border_key(map.data, tensor, params, kernel_->vectorised(), kernel_->streams()),
+          params.keep_borders);
+      kept = written && held == written;
       const cpu::TensorTarget target{map.data, tensor, kept};
       done = read_source(in, layout, [&](const GstVideoFrame &src) {
         return cpu_convert(src, target, params, *kernel_, pool_);
@@ -152,8 +154,9 @@ class CpuBackend : public ConvertBackend {
     return done;
   }
 
-  // After a write: the memory tagged with the border rows it now holds,
-  // and the frames whose rows were left counted.
+  // After a write: the memory tagged with the border rows it now holds
+  // (no tag, 0, when not keeping them), and the frames whose rows were
+  // left counted.
   void finish_borders(const Result<void> &done, GstBuffer *out, const ConvertParams &params,
                       bool kept, uint64_t written) {
     if (!done)

@@ -63,7 +63,10 @@ ImageBorderKey border_key(const GstVideoFrame &frame, const ConvertParams &param
 uint64_t new_border_tag();
 
 // The tags of one writer (a backend): the same number while its key stays
-// the same, a new one when it changes.
+// the same, a new one when it changes or after a frame written without
+// keeping (keep-borders=false): while false something may change outputs
+// through their fds, which clears no tag, so no tag set before or during
+// it may be trusted after (tag_for_frame).
 template <typename Key>
 class BorderTags {
  public:
@@ -73,6 +76,15 @@ class BorderTags {
       tag_ = new_border_tag();
     }
     return tag_;
+  }
+
+  // The tag to set after this frame's write: 0 (none) when not keeping.
+  uint64_t tag_for_frame(const Key &key, bool keeping) {
+    if (!keeping) {
+      key_.reset();
+      return 0;
+    }
+    return tag_for(key);
   }
 
  private:
