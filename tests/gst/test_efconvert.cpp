@@ -465,6 +465,17 @@ GST_START_TEST(test_short_input_fd) {
 }
 GST_END_TEST;
 
+// The rule every element shares (common/frame_fds), on the CPU backend:
+// image and tensor outputs, both by the max-errors rule, later frames as a
+// fresh element's.
+GST_START_TEST(test_short_fds_refused) {
+  expect_convert_short_fds_refused("backend=cpu", "video/x-raw,format=RGB,width=64,height=48");
+  expect_convert_short_fds_refused(
+      "backend=cpu",
+      "other/tensors,format=static,num_tensors=1,types=float32,dimensions=3:64:48:1");
+}
+GST_END_TEST;
+
 // Frames whose fd is no buffer (/dev/null, a disk file holding a real frame,
 // a pipe) are refused by name by the CPU backend's element, never mapped;
 // the next memfd frame converts exactly.
@@ -962,6 +973,7 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_cuda_memory_offered_by_backend);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
+  tcase_add_test(tc, test_short_fds_refused);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -33,6 +33,7 @@
 #include "check_gl_main.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
+#include "short_fds.hpp"
 #include "tensors.hpp"
 
 #ifndef GL_BUFFER_IMMUTABLE_STORAGE
@@ -494,6 +495,18 @@ GST_START_TEST(test_bad_caps_named) {
 }
 GST_END_TEST;
 
+// A memfd shorter than its memory claims is refused by name before the
+// tensor pass reads it (it was a SIGBUS); later tensors are a fresh
+// element's.
+GST_START_TEST(test_short_fds_refused) {
+  for (const char *type : {"uint8", "float32"}) {
+    const std::string caps = std::string("other/tensors,format=static,num_tensors=1,types=") +
+                             type + ",dimensions=3:64:48:1";
+    expect_convert_short_fds_refused("backend=gl", caps.c_str());
+  }
+}
+GST_END_TEST;
+
 static Suite *tensor_gl_suite() {
   Suite *s = suite_create("efconvert_tensor_gl");
   TCase *tc = tcase_create("tensor_gl");
@@ -504,6 +517,7 @@ static Suite *tensor_gl_suite() {
   tcase_add_test(tc, test_gl_buffer_output);
   tcase_add_test(tc, test_auto_decides);
   tcase_add_test(tc, test_bad_caps_named);
+  tcase_add_test(tc, test_short_fds_refused);
   suite_add_tcase(s, tc);
   return s;
 }
