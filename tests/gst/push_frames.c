@@ -12,8 +12,8 @@
 // whole frame flagged GAP. Each frame has pts = index * 40 ms, duration
 // 40 ms. Prints each WARNING and ERROR on the bus and, where the pipeline
 // has an appsink named "sink", each buffer it gets (pts, duration, GAP, size,
-// a checksum of its bytes): the good frames' checksums match a run of good
-// frames only. Exit status 0 at EOS, 1 at an ERROR, 2 for bad arguments.
+// a checksum of its bytes) and each gap event: the good frames' checksums
+// match a run of good frames only. Exit status 0 at EOS, 1 at an ERROR, 2 for bad arguments.
 #include <gst/allocators/allocators.h>
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -85,6 +85,19 @@ static GstFlowReturn print_sample(GstAppSink *sink, gpointer data) {
   return GST_FLOW_OK;
 }
 
+static GstPadProbeReturn print_gap(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+  (void)pad;
+  (void)data;
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_GAP) {
+    GstClockTime at, duration;
+    gst_event_parse_gap(event, &at, &duration);
+    g_print("gap pts=%" GST_TIME_FORMAT " duration=%" GST_TIME_FORMAT "\n", GST_TIME_ARGS(at),
+            GST_TIME_ARGS(duration));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   guint width = 0, height = 0;
@@ -114,6 +127,9 @@ int main(int argc, char **argv) {
     GstAppSinkCallbacks callbacks = {0};
     callbacks.new_sample = print_sample;
     gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, NULL, NULL);
+    GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, print_gap, NULL, NULL);
+    gst_object_unref(pad);
   }
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   gchar **frames = g_strsplit(argv[3], ",", -1);

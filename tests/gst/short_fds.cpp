@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <string>
-#include <vector>
 
 #include "frames.hpp"
 #include "harness.hpp"
@@ -139,27 +138,10 @@ void expect_short_fds_refused(GstHarness *h, GstElement *element, const GstVideo
 void expect_convert_short_fds_refused(const char *props, const char *out_caps) {
   GstVideoInfo in;
   gst_video_info_set_format(&in, GST_VIDEO_FORMAT_NV12, 64, 48);
-  const std::string launch = std::string("efconvert name=conv ") + props;
-  auto harness = [&] {
-    GstHarness *h = gst_harness_new_parse(launch.c_str());
-    gst_harness_set_caps(h, caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF),
-                         gst_caps_from_string(out_caps));
-    return h;
-  };
-  GstHarness *h = harness(), *fresh = harness();
-  auto bytes_out = [&](GstHarness *which, uint32_t seed) {
-    fail_unless_equals_int(gst_harness_push(which, memfd_frame(in, seed)), GST_FLOW_OK);
-    GstBuffer *got = gst_harness_pull(which);
-    fail_unless(got != nullptr, "%s: no output for the good frame %u", props, seed);
-    GstMapInfo map;
-    fail_unless(gst_buffer_map(got, &map, GST_MAP_READ));
-    std::vector<guint8> bytes(map.data, map.data + map.size);
-    gst_buffer_unmap(got, &map);
-    gst_buffer_unref(got);
-    return bytes;
-  };
+  GstHarness *h = convert_harness_to(props, in, out_caps);
+  GstHarness *fresh = convert_harness_to(props, in, out_caps);
   expect_short_fds_refused(h, harness_element(h, "conv"), in, [&](uint32_t seed) {
-    fail_unless(bytes_out(h, seed) == bytes_out(fresh, seed),
+    fail_unless(converted_bytes(h, in, seed) == converted_bytes(fresh, in, seed),
                 "%s to %s: good frame %u differs from a fresh element's", props, out_caps, seed);
   });
   gst_harness_teardown(fresh);
