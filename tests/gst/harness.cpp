@@ -333,6 +333,31 @@ void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
   release_bus(bus);
 }
 
+GstHarness *convert_harness_to(const std::string &props, const GstVideoInfo &in,
+                               const char *out_caps) {
+  GstHarness *h = gst_harness_new_parse(("efconvert name=conv " + props).c_str());
+  GstCaps *caps = caps_for(in, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  gst_harness_set_caps(h, caps, out_caps ? gst_caps_from_string(out_caps) : gst_caps_copy(caps));
+  return h;
+}
+
+std::vector<guint8> buffer_bytes(GstBuffer *buffer) {
+  GstMapInfo map;
+  fail_unless(gst_buffer_map(buffer, &map, GST_MAP_READ));
+  std::vector<guint8> bytes(map.data, map.data + map.size);
+  gst_buffer_unmap(buffer, &map);
+  return bytes;
+}
+
+std::vector<guint8> converted_bytes(GstHarness *h, const GstVideoInfo &in, uint32_t seed) {
+  fail_unless_equals_int(gst_harness_push(h, memfd_frame(in, seed)), GST_FLOW_OK);
+  GstBuffer *got = gst_harness_pull(h);
+  fail_unless(got != nullptr, "no output for the frame of seed %u", seed);
+  std::vector<guint8> bytes = buffer_bytes(got);
+  gst_buffer_unref(got);
+  return bytes;
+}
+
 void expect_convert_not_a_buffer_refused(const char *props) {
   GstVideoInfo in, out;
   // Rows of 186 bytes out: no multiple of 16.

@@ -96,6 +96,17 @@ void expect_bounded_sides(GstPad *pad, const char *filter, gint limit = 0);
 void expect_not_a_buffer_refused(GstHarness *h, const GstVideoInfo &info,
                                  const std::function<void(uint32_t seed)> &good);
 
+// efconvert named "conv" with `props` (its backend, settings) from `in` in
+// memfds (memory:DMABuf caps) to `out_caps` (an image or tensors; null: the
+// input's caps, as attach-tensor passes the frame on).
+GstHarness *convert_harness_to(const std::string &props, const GstVideoInfo &in,
+                               const char *out_caps);
+// What `h` (a convert_harness_to) makes of memfd_frame(in, seed): pushed,
+// pulled, its bytes.
+std::vector<guint8> converted_bytes(GstHarness *h, const GstVideoInfo &in, uint32_t seed);
+// A buffer's bytes.
+std::vector<guint8> buffer_bytes(GstBuffer *buffer);
+
 // The same for efconvert with `props` (its backend), RGBA to RGB of one size:
 // the good frames are memfds, their output checked byte for byte.
 void expect_convert_not_a_buffer_refused(const char *props);

@@ -5,8 +5,12 @@
 // SIGSEGV, or another mapping's bytes). Every plane before the cut is whole.
 #pragma once
 
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+
+#include <cstdint>
+#include <functional>
 
 namespace ef::test {
 
@@ -24,5 +28,26 @@ struct ShortFdFrame {
 // multiple of 16 bytes.
 inline constexpr guint kShortFdCases = 3;
 ShortFdFrame short_fd_frame(guint which);
+
+// A frame of `info` in one GstFdMemory of info.size bytes over a new memfd
+// that holds only `file_bytes` of them (the pattern of `seed`), with its
+// video meta: a memory that claims more than its file holds.
+GstBuffer *short_memfd_frame(const GstVideoInfo &info, gsize file_bytes, uint32_t seed);
+
+// Every element that reads or imports fds, seen from outside: short memfd
+// frames of `info` (0 bytes, and cut at the last page boundary before the
+// end: 4096 of NV12 64x48's 4608 bytes) pushed into `h`, whose element
+// `element` takes them. At max-errors 0 each fails with an ERROR naming the
+// plane past the cut, the fd and its length ("plane 1 needs bytes to 4608
+// but its fd 9 has 4096 bytes"), at max-errors 1 it is dropped with that
+// WARNING; nothing comes out. After each, `good(seed)` pushes a good frame
+// and checks what comes out. A SIGBUS fails the test's own child process.
+void expect_short_fds_refused(GstHarness *h, GstElement *element, const GstVideoInfo &info,
+                              const std::function<void(uint32_t seed)> &good);
+
+// The same for efconvert with `props` (its backend) from NV12 64x48 in a
+// memfd to `out_caps` (an image or a tensor): each good frame's output is
+// byte for byte a fresh element's of the same frame.
+void expect_convert_short_fds_refused(const char *props, const char *out_caps);
 
 }  // namespace ef::test

@@ -18,6 +18,7 @@
 #include "frames.hpp"
 #include "harness.hpp"
 #include "odd_margins.hpp"
+#include "gap_frames.hpp"
 #include "short_fds.hpp"
 
 using namespace ef::test;
@@ -462,6 +463,29 @@ GST_START_TEST(test_short_input_fd) {
               "%s: \"%s\" names not %s and %s", f.what, e.c_str(), plane.c_str(), fd.c_str());
   release_bus(bus);
   gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// The rule every element shares (common/frame_fds), on the CPU backend:
+// image and tensor outputs, both by the max-errors rule, later frames as a
+// fresh element's.
+GST_START_TEST(test_short_fds_refused) {
+  expect_convert_short_fds_refused("backend=cpu", "video/x-raw,format=RGB,width=64,height=48");
+  expect_convert_short_fds_refused(
+      "backend=cpu",
+      "other/tensors,format=static,num_tensors=1,types=float32,dimensions=3:64:48:1");
+}
+GST_END_TEST;
+
+// GAP buffers (empty, and a whole frame flagged GAP) go on as gap events in
+// order with the frames, never a bad frame (the empty one was an ERROR that
+// stopped the pipeline): images, tensors and tensors attached to the frame.
+GST_START_TEST(test_gap_buffers) {
+  const std::string tensor =
+      "other/tensors,format=static,num_tensors=1,types=float32,dimensions=3:64:48:1";
+  expect_convert_gaps_forwarded("backend=cpu", "video/x-raw,format=RGB,width=32,height=24");
+  expect_convert_gaps_forwarded("backend=cpu", tensor.c_str());
+  expect_convert_gaps_forwarded("backend=cpu attach-tensor=\"" + tensor + "\"", nullptr);
 }
 GST_END_TEST;
 
@@ -1131,6 +1155,8 @@ static Suite *convert_suite() {
   tcase_add_test(tc, test_cuda_memory_offered_by_backend);
   tcase_add_loop_test(tc, test_closed_input_fd, 0, 20);
   tcase_add_loop_test(tc, test_short_input_fd, 0, kShortFdCases);
+  tcase_add_test(tc, test_short_fds_refused);
+  tcase_add_test(tc, test_gap_buffers);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -22,6 +22,8 @@
 #include "frames.hpp"
 #include "harness.hpp"
 #include "odd_margins.hpp"
+#include "gap_frames.hpp"
+#include "short_fds.hpp"
 
 using namespace ef::test;
 
@@ -661,6 +663,22 @@ GST_START_TEST(test_not_a_buffer_refused) {
 }
 GST_END_TEST;
 
+// A memfd shorter than its memory claims (0 bytes, or 4096 of NV12 64x48's
+// 4608) is refused by name before any import or upload (it was a SIGBUS in
+// the upload's copy, or a picture of other bytes), by the max-errors rule;
+// the good frames after it convert as a fresh element's.
+GST_START_TEST(test_short_fds_refused) {
+  expect_convert_short_fds_refused("backend=gl", "video/x-raw,format=RGB,width=64,height=48");
+}
+GST_END_TEST;
+
+// GAP buffers go on as gap events in order with the frames (and the
+// pipelined read-backs before them), never a bad frame.
+GST_START_TEST(test_gap_buffers) {
+  expect_convert_gaps_forwarded("backend=gl", "video/x-raw,format=RGB,width=32,height=24");
+}
+GST_END_TEST;
+
 // Into efconvert's own memfd pool (the harness offers none), at sizes
 // whose rows are no multiple of 16 bytes or whose last block of rows lies
 // outside the plane's memory: the driver must not render into such a memfd
@@ -1243,6 +1261,8 @@ static Suite *gl_suite() {
   tcase_add_test(tc, test_gl_shader_stages);
   tcase_add_test(tc, test_readback_into_pack_memory);
   tcase_add_test(tc, test_not_a_buffer_refused);
+  tcase_add_test(tc, test_short_fds_refused);
+  tcase_add_test(tc, test_gap_buffers);
   tcase_add_test(tc, test_settings_apply_while_playing);
   suite_add_tcase(s, tc);
   // A hang before the fix must fail in seconds, not at the default limit.

@@ -33,6 +33,8 @@
 #include "check_gl_main.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
+#include "gap_frames.hpp"
+#include "short_fds.hpp"
 #include "tensors.hpp"
 
 #ifndef GL_BUFFER_IMMUTABLE_STORAGE
@@ -49,15 +51,6 @@ namespace {
 // The GL backend's tensors; gl-shader=compute for its 8-bit frames too, so
 // that both come out of the same stage.
 constexpr const char *kGl = "efconvert backend=gl gl-shader=compute ";
-
-// A buffer's bytes.
-std::vector<guint8> bytes_of(GstBuffer *buffer) {
-  GstMapInfo map;
-  fail_unless(gst_buffer_map(buffer, &map, GST_MAP_READ));
-  std::vector<guint8> bytes(map.data, map.data + map.size);
-  gst_buffer_unmap(buffer, &map);
-  return bytes;
-}
 
 // The case's 8-bit values in an RGB or GRAY8 frame's bytes (tightly packed
 // rows of `c.w` pixels): the value of tensor channel k at (x, y).
@@ -101,7 +94,7 @@ Levels tensor_levels(const TensorCase &c, GstBuffer *frame) {
   levels.bgr = false;
   GstBuffer *out =
       convert_one(kGl + letterbox_props(levels), caps_text(c.in), tensor_caps(levels), frame);
-  Levels l{bytes_of(out), c.gray ? 1u : 3u, c.w};
+  Levels l{buffer_bytes(out), c.gray ? 1u : 3u, c.w};
   gst_buffer_unref(out);
   return l;
 }
@@ -162,7 +155,7 @@ void check_case(const TensorCase &c, GstBuffer *frame, Tally &tally) {
     GstBuffer *out = convert_one(kGl + props, in_caps, tensor_caps(c), frame);
     fail_unless_equals_int(gst_buffer_n_memory(out), 1);
     fail_unless(gst_buffer_get_ef_transform_meta(out), "%s: no transform meta", what.c_str());
-    const std::vector<guint8> gl = bytes_of(out);
+    const std::vector<guint8> gl = buffer_bytes(out);
     gst_buffer_unref(out);
     fail_unless_equals_uint64(gl.size(), gsize(c.w) * c.h * channels * element_bytes(c.type));
     // A float's own rounding, in levels, on top of the one level.
@@ -192,7 +185,7 @@ void check_case(const TensorCase &c, GstBuffer *frame, Tally &tally) {
     // GL against the CPU: no further apart than their 8-bit frames.
     GstBuffer *cpu_out =
         convert_one("efconvert backend=cpu " + props, in_caps, tensor_caps(c), frame);
-    const std::vector<guint8> cpu = bytes_of(cpu_out);
+    const std::vector<guint8> cpu = buffer_bytes(cpu_out);
     gst_buffer_unref(cpu_out);
     const double apart = psnr_levels(c, n, gl, cpu);
     const double allowed = std::min(frames_apart - 1.0, 30.0);
@@ -269,7 +262,7 @@ void check_attached(const std::string &props, const char *caps, GstBuffer *frame
   GstBuffer *out = gst_harness_pull(h);
   GstEfTensorMeta *meta = gst_buffer_get_ef_tensor_meta(out);
   fail_unless(meta && meta->tensor);
-  fail_unless(bytes_of(meta->tensor) == want, "%s: the attached tensor differs", caps);
+  fail_unless(buffer_bytes(meta->tensor) == want, "%s: the attached tensor differs", caps);
   gst_buffer_unref(out);
   gst_harness_teardown(h);
 }
@@ -290,7 +283,7 @@ GST_START_TEST(test_hardware_routes) {
                            "other/tensors, types=float16, dimensions=1:45:37:1"}) {
     const std::string props = std::string(kGl) + "mean=<100> std=<50> quant-scale=0.02";
     GstBuffer *soft = convert_one(props, kNv12, caps, frame);
-    const std::vector<guint8> want = bytes_of(soft);
+    const std::vector<guint8> want = buffer_bytes(soft);
     gst_buffer_unref(soft);
     check_attached(props, caps, frame, want);
     ForcedKind hardware("hardware");
@@ -310,8 +303,9 @@ GST_START_TEST(test_hardware_routes) {
         GstMemory *mem = gst_buffer_peek_memory(out, 0);
         fail_unless(gst_memory_is_type(mem, "EfGlPackMemory"), "%s: %s memory, not pack memory",
                     caps, mem->allocator->mem_type);
-        fail_unless(bytes_of(out) == want, "%s (%s) depth %u frame %u differs from llvmpipe's path",
-                    caps, write, depth, i);
+        fail_unless(buffer_bytes(out) == want,
+                    "%s (%s) depth %u frame %u differs from llvmpipe's path", caps, write, depth,
+                    i);
         gst_buffer_unref(out);
       }
       GstElement *conv = harness_element(h, "conv");
@@ -378,7 +372,7 @@ GST_START_TEST(test_gl_buffer_output) {
         const std::string props =
             std::string("mean=<120> std=<40> quant-scale=0.03 channel-order=bgr ");
         GstBuffer *want_buffer = convert_one(kGl + props, kNv12, plain, frame);
-        const std::vector<guint8> want = bytes_of(want_buffer);
+        const std::vector<guint8> want = buffer_bytes(want_buffer);
         gst_buffer_unref(want_buffer);
         GstHarness *h = gst_harness_new_parse(
             ("efconvert name=conv backend=" + std::string(backend) + " " + props).c_str());
@@ -402,7 +396,8 @@ GST_START_TEST(test_gl_buffer_output) {
         fail_unless(read.immutable != GL_TRUE, "%s: immutable (persistently mapped) storage",
                     resident.c_str());
         fail_unless_equals_int(read.usage, GL_DYNAMIC_COPY);
-        fail_unless(bytes_of(out) == want, "%s: the GL buffer mapped differs", resident.c_str());
+        fail_unless(buffer_bytes(out) == want, "%s: the GL buffer mapped differs",
+                    resident.c_str());
         // What the CPU writes reaches GL at its next map: on a copy (the
         // output's memory is shared with its GstTensorMeta on 1.26+, so not
         // writable), made by the same allocator on the GPU.
@@ -494,6 +489,27 @@ GST_START_TEST(test_bad_caps_named) {
 }
 GST_END_TEST;
 
+// A memfd shorter than its memory claims is refused by name before the
+// tensor pass reads it (it was a SIGBUS); later tensors are a fresh
+// element's.
+GST_START_TEST(test_short_fds_refused) {
+  for (const char *type : {"uint8", "float32"}) {
+    const std::string caps = std::string("other/tensors,format=static,num_tensors=1,types=") +
+                             type + ",dimensions=3:64:48:1";
+    expect_convert_short_fds_refused("backend=gl", caps.c_str());
+  }
+}
+GST_END_TEST;
+
+// GAP buffers go on as gap events, tensors or tensors attached to frames.
+GST_START_TEST(test_gap_buffers) {
+  const std::string tensor =
+      "other/tensors,format=static,num_tensors=1,types=float32,dimensions=3:64:48:1";
+  expect_convert_gaps_forwarded("backend=gl", tensor.c_str());
+  expect_convert_gaps_forwarded("backend=gl attach-tensor=\"" + tensor + "\"", nullptr);
+}
+GST_END_TEST;
+
 static Suite *tensor_gl_suite() {
   Suite *s = suite_create("efconvert_tensor_gl");
   TCase *tc = tcase_create("tensor_gl");
@@ -504,6 +520,8 @@ static Suite *tensor_gl_suite() {
   tcase_add_test(tc, test_gl_buffer_output);
   tcase_add_test(tc, test_auto_decides);
   tcase_add_test(tc, test_bad_caps_named);
+  tcase_add_test(tc, test_short_fds_refused);
+  tcase_add_test(tc, test_gap_buffers);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -9,7 +9,9 @@
 
 #include "check_gl_main.hpp"
 #include "frames.hpp"
+#include "gap_frames.hpp"
 #include "harness.hpp"
+#include "short_fds.hpp"
 
 using namespace ef::test;
 
@@ -285,6 +287,53 @@ GST_START_TEST(test_not_a_buffer_refused) {
 }
 GST_END_TEST;
 
+// The copy path (RGB has no import on llvmpipe; a 0-byte memfd has no
+// identity): a memfd shorter than its memory claims is refused by name
+// before the copy (which was a SIGBUS), by the max-errors rule; later frames
+// come out exact.
+GST_START_TEST(test_short_fds_refused) {
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_NV12}) {
+    GstVideoInfo info = info_of(format);
+    GstHarness *h = upload_harness(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+    expect_short_fds_refused(h, harness_element(h, "up"), info, [&](uint32_t seed) {
+      fail_unless_equals_int(gst_harness_push(h, memfd_frame(info, seed)), GST_FLOW_OK);
+      GstBuffer *out = gst_harness_try_pull(h);
+      fail_unless(out != nullptr, "no output for the good frame %u", seed);
+      std::string bad = check_buffer(out, info, seed);
+      fail_unless(bad.empty(), "%s, good frame %u: %s", GST_VIDEO_INFO_NAME(&info), seed,
+                  bad.c_str());
+      gst_buffer_unref(out);
+    });
+    gst_harness_teardown(h);
+  }
+}
+GST_END_TEST;
+
+// GAP buffers into GL go on as gap events in order with the frames, never a
+// bad frame; pass-through hands them on as they came.
+GST_START_TEST(test_gap_buffers) {
+  const GstVideoInfo info = info_of(GST_VIDEO_FORMAT_NV12);
+  GstHarness *h = upload_harness(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  expect_gaps_forwarded(
+      h, harness_element(h, "up"), [&](uint32_t seed) { return memfd_frame(info, seed); },
+      [&](GstBuffer *out, uint32_t seed) {
+        const std::string bad = check_buffer(out, info, seed);
+        fail_unless(bad.empty(), "frame %u: %s", seed, bad.c_str());
+      });
+  gst_harness_teardown(h);
+  GstHarness *pass = gst_harness_new("efupload");
+  gst_harness_set_caps(pass, caps_for(info), caps_for(info));
+  GstBuffer *gap = gst_buffer_new();
+  GST_BUFFER_FLAG_SET(gap, GST_BUFFER_FLAG_GAP);
+  GST_BUFFER_PTS(gap) = 0;
+  fail_unless_equals_int(gst_harness_push(pass, gap), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(pass);
+  fail_unless(out != nullptr && GST_BUFFER_FLAG_IS_SET(out, GST_BUFFER_FLAG_GAP));
+  gst_buffer_unref(out);
+  gst_harness_teardown(pass);
+}
+GST_END_TEST;
+
 // A format efupload does not take: negotiation fails with an error on the
 // bus naming it, not a crash.
 GST_START_TEST(test_unsupported_format) {
@@ -520,6 +569,8 @@ static Suite *upload_suite() {
   tcase_add_test(tc, test_closed_fd);
   tcase_add_test(tc, test_not_a_buffer_refused);
   tcase_add_test(tc, test_unsupported_format);
+  tcase_add_test(tc, test_short_fds_refused);
+  tcase_add_test(tc, test_gap_buffers);
   tcase_add_test(tc, test_refusal_posted_once);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);

@@ -14,6 +14,7 @@
 #include "check_gl_main.hpp"
 #include "frames.hpp"
 #include "harness.hpp"
+#include "short_fds.hpp"
 
 using namespace ef::test;
 
@@ -261,6 +262,19 @@ GST_START_TEST(test_fd_closed_under_live_memory_refused) {
 }
 GST_END_TEST;
 
+// The import path: a memfd shorter than its memory claims (4096 of NV12
+// 64x48's 4608 bytes has an identity, and was imported: a picture of other
+// bytes) is refused by name before the import, by the max-errors rule; the
+// good frames around it are imported and exact.
+GST_START_TEST(test_short_fds_refused) {
+  Upload u(info_of(GST_VIDEO_FORMAT_NV12));
+  expect_short_fds_refused(
+      u.h, u.up, u.info, [&](uint32_t seed) { u.push_and_check(memfd_frame(u.info, seed), seed); });
+  fail_unless_equals_uint64(stat(u.up, "imports"), 4);
+  fail_unless_equals_uint64(stat(u.up, "uploads"), 0);
+}
+GST_END_TEST;
+
 // A cache smaller than the ring: every frame misses and evicts, and every
 // frame is still right.
 GST_START_TEST(test_capacity_smaller_than_ring) {
@@ -480,6 +494,7 @@ static Suite *zerocopy_suite() {
   tcase_add_test(tc, test_output_metas_pooled);
   tcase_add_test(tc, test_uploaded_outputs_carry_their_identity);
   tcase_add_test(tc, test_fd_closed_under_live_memory_refused);
+  tcase_add_test(tc, test_short_fds_refused);
   tcase_add_test(tc, test_capacity_smaller_than_ring);
   tcase_add_test(tc, test_feeds_glcolorconvert);
   suite_add_tcase(s, tc);

@@ -27,7 +27,9 @@
 #include <vulkan/vulkan.h>
 
 #include "frames.hpp"
+#include "gap_frames.hpp"
 #include "harness.hpp"
+#include "short_fds.hpp"
 
 using namespace ef::test;
 
@@ -609,6 +611,43 @@ GST_START_TEST(test_bad_input_into_vulkan) {
   gst_buffer_unref(b);
   gst_harness_teardown(h);
   release_bus(bus);
+}
+GST_END_TEST;
+
+// A memfd shorter than its memory claims is refused by name before the
+// import or the copy into staging, by the max-errors rule; later frames
+// come out with their images and bytes.
+GST_START_TEST(test_short_fds_refused) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstHarness *h = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  expect_short_fds_refused(h, h->element, info, [&](uint32_t seed) {
+    fail_unless_equals_int(gst_harness_push(h, memfd_frame(info, seed)), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h);
+    fail_unless(out != nullptr && gst_buffer_get_ef_vk_image_meta(out) != nullptr,
+                "good frame %u: no images", seed);
+    const std::string bad = check_buffer(out, info, seed);
+    fail_unless(bad.empty(), "good frame %u: %s", seed, bad.c_str());
+    gst_buffer_unref(out);
+  });
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+// GAP buffers go on as gap events in order with the frames, never a bad
+// frame brought into Vulkan; the frames after them carry their images.
+GST_START_TEST(test_gap_buffers) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_RGBA, 64, 16);
+  GstHarness *h = into_bridge(info, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  expect_gaps_forwarded(
+      h, h->element, [&](uint32_t seed) { return memfd_frame(info, seed); },
+      [&](GstBuffer *out, uint32_t seed) {
+        fail_unless(gst_buffer_get_ef_vk_image_meta(out) != nullptr, "frame %u: no images", seed);
+        const std::string bad = check_buffer(out, info, seed);
+        fail_unless(bad.empty(), "frame %u: %s", seed, bad.c_str());
+      });
+  fail_unless_equals_uint64(stat(h->element, "validation-messages"), 0);
+  gst_harness_teardown(h);
 }
 GST_END_TEST;
 
@@ -1225,6 +1264,8 @@ static Suite *vkbridge_suite() {
   tcase_add_test(tc, test_not_an_image_refused);
   tcase_add_test(tc, test_bad_input_into_vulkan);
   tcase_add_test(tc, test_not_a_buffer_refused);
+  tcase_add_test(tc, test_gap_buffers);
+  tcase_add_test(tc, test_short_fds_refused);
   tcase_add_test(tc, test_release_after_gpu_work);
   tcase_add_test(tc, test_max_errors_default);
   tcase_add_test(tc, test_max_errors_two);

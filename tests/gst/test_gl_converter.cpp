@@ -28,6 +28,7 @@
 #include "common/texture_uploader.hpp"
 #include "efconvert/gl/gl_converter.hpp"
 #include "efconvert/gl/gl_layout.hpp"
+#include "efconvert/gl/gl_tensor_words.hpp"
 #include "efconvert/gl/gl_texture_storage.hpp"
 #include "frames.hpp"
 
@@ -40,6 +41,9 @@ using ef::gst::GlConverter;
 using ef::gst::ObjectPtr;
 using ef::gst::PassStage;
 using ef::gst::ScaleMethod;
+using ef::gst::TensorSpec;
+using ef::gst::TensorType;
+namespace gl = ef::gst::gl;
 
 constexpr GstVideoFormat kInputs[] = {
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
@@ -1494,6 +1498,46 @@ START_TEST(test_compute_matches_fragment) {
 }
 END_TEST
 
+// A tensor's dispatch stays within the work groups GL takes along x and y
+// and covers every invocation: rows of groups longer where the rows would
+// be too many (the largest float32 tensor asked for 65536 of 65535), and
+// none where no dispatch holds them (refused at caps time).
+START_TEST(test_tensor_dispatch_within_limit) {
+  for (gint side : {1, 17, 640, 4097, 16383, 16384})
+    for (guint channels : {1u, 3u})
+      for (TensorType type : {TensorType::Float32, TensorType::Uint8}) {
+        TensorSpec spec;
+        spec.type = type;
+        spec.channels = channels;
+        spec.width = spec.height = side;
+        for (const gl::GroupLimit limit :
+             {gl::GroupLimit{}, gl::GroupLimit{65535, 1024}, gl::GroupLimit{100000, 100}}) {
+          const gl::TensorWords w = gl::tensor_words(spec, limit);
+          const guint64 covered =
+              guint64(w.groups[0]) * gl::kTensorGroupWidth * w.groups[1] * gl::kTensorGroupHeight;
+          if (w.groups[0] == 0) {
+            // Only where more than the limit's groups are needed.
+            fail_unless(
+                guint64(w.invocations) >
+                    guint64(limit.x) * limit.y * gl::kTensorGroupWidth * gl::kTensorGroupHeight / 2,
+                "side %d: %u invocations refused under %u x %u", side, w.invocations, limit.x,
+                limit.y);
+            continue;
+          }
+          fail_unless(w.groups[0] <= limit.x && w.groups[1] <= limit.y,
+                      "side %d: %u x %u groups, the limit %u x %u", side, w.groups[0], w.groups[1],
+                      limit.x, limit.y);
+          fail_unless(covered >= w.invocations, "side %d: %u x %u groups miss invocations", side,
+                      w.groups[0], w.groups[1]);
+        }
+      }
+  TensorSpec largest;
+  largest.width = largest.height = 16384;
+  fail_unless(gl::tensor_words(largest).groups[1] <= 65535);
+  fail_unless_equals_int(gl::tensor_words(largest, {64, 65535}).groups[0], 0);
+}
+END_TEST
+
 Suite *gl_converter_suite() {
   Suite *s = suite_create("gl_converter");
   TCase *tc = tcase_create("general");
@@ -1510,6 +1554,7 @@ Suite *gl_converter_suite() {
   tcase_add_test(tc, test_memfd_target);
   tcase_add_test(tc, test_timing);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_tensor_dispatch_within_limit);
   tcase_add_test(tc, test_deep_precision);
   suite_add_tcase(s, tc);
   TCase *strong = tcase_create("strong");

@@ -24,6 +24,7 @@
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
 #include "common/frame_fds.hpp"
+#include "common/gap_buffers.hpp"
 #include "common/frame_layout.hpp"
 #include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
@@ -573,6 +574,8 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
 // GstBaseTransform calls set_caps again only when caps change.
 GstFlowReturn gst_ef_convert_submit_input_buffer(GstBaseTransform *trans, gboolean discont,
                                                  GstBuffer *input) {
+  if (forward_gap_buffer(trans, input))  // no frame (gap_buffers)
+    return GST_FLOW_OK;
   ConvertState &s = state_of(trans);
   bool remake;
   {

@@ -18,6 +18,7 @@
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
 #include "common/frame_errors.hpp"
+#include "common/gap_buffers.hpp"
 #include "common/gl_limits.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/pad_templates.hpp"
@@ -229,6 +230,15 @@ GstFlowReturn gst_ef_upload_prepare_output_buffer(GstBaseTransform *trans, GstBu
       *outbuf, in, GstBufferCopyFlags(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   attach_identity(self, *outbuf, in);
   return GST_FLOW_OK;
+}
+
+// A GAP buffer goes on as a gap event wherever efupload reads frames
+// (gap_buffers); pass-through hands it on as it came.
+GstFlowReturn gst_ef_upload_submit_input_buffer(GstBaseTransform *trans, gboolean discont,
+                                                GstBuffer *input) {
+  if (state_of(trans).gl_output && forward_gap_buffer(trans, input))
+    return GST_FLOW_OK;
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->submit_input_buffer(trans, discont, input);
 }
 
 // The output is made whole in prepare_output_buffer.
@@ -455,6 +465,7 @@ static void gst_ef_upload_class_init(GstEfUploadClass *klass) {
   trans_class->set_caps = gst_ef_upload_set_caps;
   trans_class->propose_allocation = gst_ef_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_ef_upload_prepare_output_buffer;
+  trans_class->submit_input_buffer = gst_ef_upload_submit_input_buffer;
   trans_class->transform = gst_ef_upload_transform;
   trans_class->stop = gst_ef_upload_stop;
   trans_class->sink_event = gst_ef_upload_sink_event;

@@ -17,6 +17,7 @@
 #include "common/cache_capacity.hpp"
 #include "common/caps_filter.hpp"
 #include "common/dma_drm_caps.hpp"
+#include "common/gap_buffers.hpp"
 #include "common/pad_templates.hpp"
 #include "common/property_checks.hpp"
 #include "common/said_once.hpp"
@@ -322,6 +323,14 @@ gboolean gst_ef_vk_bridge_stop(GstBaseTransform *trans) {
   return TRUE;
 }
 
+// A GAP buffer is no frame to bring into Vulkan (gap_buffers).
+GstFlowReturn gst_ef_vk_bridge_submit_input_buffer(GstBaseTransform *trans, gboolean discont,
+                                                   GstBuffer *input) {
+  if (forward_gap_buffer(trans, input))
+    return GST_FLOW_OK;
+  return GST_BASE_TRANSFORM_CLASS(parent_class)->submit_input_buffer(trans, discont, input);
+}
+
 gboolean gst_ef_vk_bridge_sink_event(GstBaseTransform *trans, GstEvent *event) {
   BridgeState &s = state_of(trans);
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
@@ -516,6 +525,7 @@ static void gst_ef_vk_bridge_class_init(GstEfVkBridgeClass *klass) {
   trans_class->propose_allocation = gst_ef_vk_bridge_propose_allocation;
   trans_class->decide_allocation = gst_ef_vk_bridge_decide_allocation;
   trans_class->prepare_output_buffer = gst_ef_vk_bridge_prepare_output_buffer;
+  trans_class->submit_input_buffer = gst_ef_vk_bridge_submit_input_buffer;
   trans_class->transform = gst_ef_vk_bridge_transform;
   trans_class->query = gst_ef_vk_bridge_query;
   trans_class->start = gst_ef_vk_bridge_start;

@@ -3,11 +3,8 @@
 // through a retaining cache of mappings, once per buffer of a ring; other
 // memory mapped per frame), dma-buf sync brackets, and the fused libyuv pass
 // straight into the output.
-#include <gst/allocators/allocators.h>
-#include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -25,47 +22,6 @@ namespace {
 
 // A mapping that fails is about one file: the next frame is mapped anew.
 constexpr DeclineTexts kMappingDeclines{.import_failed = "the mapping failed"};
-
-// Whether each plane's fd can still be the memory it was wrapped as: open,
-// and as long as the allocation the memory maps (from offset 0, as
-// GstFdMemory does). An fd the application closed, its number now free or
-// naming a shorter file (our own output pool's, the next memfd anyone
-// makes), or a file truncated under its memory, is refused here: mapping it
-// would read another file's bytes, or past its end (SIGBUS, SIGSEGV). The
-// refusal names a plane that lies past the end where one does (the one a
-// reader would have faulted on). FdMapping checks every plane against the
-// fd's length again when it maps. A longer file under a reused number is
-// caught by the identity check, where the memory's identity was taken while
-// its fd was still its own.
-Result<void> check_plane_fds(GstBuffer *buffer, const FrameLayout &layout) {
-  std::optional<Error> short_memory;  // a memory longer than its fd, its planes inside it
-  for (guint p = 0; p < layout.n_planes; ++p) {
-    GstMemory *root = gst_buffer_peek_memory(buffer, layout.planes[p].memory);
-    while (root->parent)
-      root = root->parent;
-    const int fd = gst_fd_memory_get_fd(root);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-      const int err = fd < 0 ? EBADF : errno;
-      return Error{err, "plane " + std::to_string(p) + ": its fd " + std::to_string(fd) +
-                            " was closed before the frame arrived: " + std::strerror(err)};
-    }
-    if (st.st_size >= off_t(root->maxsize))
-      continue;
-    const gsize end = layout.planes[p].offset + layout.planes[p].size;
-    const std::string why = "fd " + std::to_string(fd) + " has " + std::to_string(st.st_size) +
-                            " bytes where its memory has " + std::to_string(root->maxsize) +
-                            ": the file was truncated, or the fd closed and its number reused";
-    if (end > gsize(st.st_size))
-      return Error{EBADF, "plane " + std::to_string(p) + " needs bytes to " + std::to_string(end) +
-                              " but its " + why};
-    if (!short_memory)
-      short_memory = Error{EBADF, "plane " + std::to_string(p) + ": its " + why};
-  }
-  if (short_memory)
-    return *short_memory;
-  return {};
-}
 
 class CpuBackend : public ConvertBackend {
  public:
@@ -169,13 +125,9 @@ class CpuBackend : public ConvertBackend {
   // Calls write(source frame) with `in` readable.
   template <typename Write>
   Result<void> read_source(GstBuffer *in, const FrameLayout &layout, Write write) {
+    // The element checked every plane's fd (common/frame_fds: open, a
+    // buffer, as long as its memory) before the frame came here.
     if (planes_in_fd_memory(in, layout)) {
-      // Neither the cache nor the memory's own map may read an fd that is
-      // not the memory's any more.
-      if (auto alive = check_plane_fds(in, layout); !alive) {
-        mappings_.count_refusal();
-        return Error{EBADF, "the input cannot be read: " + alive.error().message};
-      }
       auto got =
           importer_.import(nullptr, in, layout, [&] { return FdMapping::create(in, layout); });
       if (got.import) {

@@ -31,6 +31,7 @@
 #include "ef/import_cache.hpp"
 #include "efconvert/backend.hpp"
 #include "gl_converter.hpp"
+#include "gl_errors.hpp"
 #include "gl_gpu_timer.hpp"
 #include "gl_layout.hpp"
 #include "common/gl_thread_port.hpp"
@@ -427,6 +428,9 @@ class GlBackend : public ConvertBackend {
 
   Result<void> convert_on_gl_thread(GstGLContext *ctx, GstBuffer *in, const FrameLayout &layout,
                                     GstBuffer *out, const ConvertParams &params) {
+    if (const std::string earlier = take_gl_errors(ctx); !earlier.empty())
+      GST_WARNING_OBJECT(element_, "GL errors flagged before this frame's commands: %s",
+                         earlier.c_str());
     SourceTextures src;
     const uint64_t start = now_ns();
     auto got = source_textures(in, layout, src);
@@ -641,8 +645,13 @@ class GlBackend : public ConvertBackend {
     return result;
   }
 
+  // A pass GL refused wrote nothing: the frame fails (a bad frame), none
+  // goes on.
   Result<void> timed_pass(GstGLContext *ctx, const std::function<Result<void>()> &pass) {
-    return timed(ctx, timer_, gl_pass_ns_, pass);
+    return timed(ctx, timer_, gl_pass_ns_, [&] {
+      Result<void> done = pass();
+      return done ? check_gl_errors(ctx, "the frame's pass") : done;
+    });
   }
 
   // Into the output's own memory: the frame is in flight behind a fence,

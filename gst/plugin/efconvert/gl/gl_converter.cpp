@@ -63,10 +63,13 @@ struct ComputeFuncs {
   // Shader storage bindings (GL 3.0, GLES 3.0), for tensors.
   void(GSTGLAPI *bind_range)(GLenum, GLuint, GLuint, GLintptr, GLsizeiptr) = nullptr;
   void(GSTGLAPI *bind_base)(GLenum, GLuint, GLuint) = nullptr;
+  // Optional: glGetIntegeri_v (GL 3.0, GLES 3.0), for the work group limit.
+  void(GSTGLAPI *get_indexed)(GLenum, GLuint, GLint *) = nullptr;
 
   bool load(GstGLContext *context) {
     gl_proc(context, copy_image, "glCopyImageSubData") ||
         gl_proc(context, copy_image, "glCopyImageSubDataEXT");
+    gl_proc(context, get_indexed, "glGetIntegeri_v");
     return gl_proc(context, dispatch, "glDispatchCompute") &&
            gl_proc(context, bind_image, "glBindImageTexture") &&
            gl_proc(context, barrier, "glMemoryBarrier") &&
@@ -74,6 +77,24 @@ struct ComputeFuncs {
            gl_proc(context, bind_base, "glBindBufferBase");
   }
 };
+
+#ifndef GL_MAX_COMPUTE_WORK_GROUP_COUNT
+#define GL_MAX_COMPUTE_WORK_GROUP_COUNT 0x91BE
+#endif
+
+// The context's GL_MAX_COMPUTE_WORK_GROUP_COUNT along x and y; GL's
+// guaranteed minimum where it cannot be asked.
+gl::GroupLimit work_group_limit(const ComputeFuncs &compute) {
+  gl::GroupLimit limit;
+  if (!compute.get_indexed)
+    return limit;
+  GLint x = 0, y = 0;
+  compute.get_indexed(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &x);
+  compute.get_indexed(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &y);
+  if (x > 0 && y > 0)
+    limit = {guint(x), guint(y)};
+  return limit;
+}
 
 // The GLSL a context takes: the argument of #version, and whether it has
 // textureGather; `compute`, the #version of its compute shaders (empty:
@@ -300,6 +321,7 @@ class GlConverterImpl final : public GlConverter {
   std::optional<TensorSpec> tensor_;
   GLuint values_ = 0;
   std::optional<TensorNorm> values_norm_;
+  gl::GroupLimit group_limit_;  // of a tensor's dispatch (init)
   void set_tensor_uniforms(GstGLShader *shader, const ConvertParams &params,
                            const gl::TensorWords &words);
   void upload_values(const TensorNorm &norm);
@@ -348,6 +370,15 @@ Result<void> GlConverterImpl::init() {
                    "3.1): this context has none"};
     if (auto built = program(kTensor | kCompute); !built)
       return Error{ENOTSUP, "the GL tensor pass does not build here: " + built.error().message};
+    group_limit_ = work_group_limit(*compute_);
+    GST_DEBUG("compute work groups: at most %u x %u a dispatch", group_limit_.x, group_limit_.y);
+    if (const gl::TensorWords words = gl::tensor_words(*tensor_, group_limit_); !words.groups[0])
+      return Error{ENOTSUP, "a tensor of " + std::to_string(tensor_->width) + " x " +
+                                std::to_string(tensor_->height) + " needs " +
+                                std::to_string(words.invocations) +
+                                " invocations, more than one dispatch of this GL context's " +
+                                std::to_string(group_limit_.x) + " x " +
+                                std::to_string(group_limit_.y) + " work groups holds"};
     return {};
   }
   // The common program now, so that a driver that cannot compile it fails
@@ -857,7 +888,7 @@ Result<void> GlConverterImpl::render_tensor(const std::array<guint, GST_VIDEO_MA
       program(kTensor | kCompute | (geometry.nearest ? kNearest : 0) | box_variant(samples));
   if (!shader)
     return shader.error();
-  const gl::TensorWords words = gl::tensor_words(*tensor_);
+  const gl::TensorWords words = gl::tensor_words(*tensor_, group_limit_);
   upload_values(params.norm);
   DrawScope scope(context_, samplers_, &*compute_);
   bind_sources(src);

@@ -13,7 +13,7 @@ constexpr guint kMaxRowGroups = 64;
 
 }  // namespace
 
-TensorWords tensor_words(const TensorSpec &spec) {
+TensorWords tensor_words(const TensorSpec &spec, const GroupLimit &limit) {
   TensorWords w;
   const gsize bytes = spec.element_bytes();
   const gsize pixels = gsize(spec.width) * gsize(spec.height);
@@ -30,11 +30,18 @@ TensorWords tensor_words(const TensorSpec &spec) {
   for (guint p = 0; p < w.planes; ++p)
     w.pieces[p] = {p * w.plane_words * 4, p * plane_bytes, plane_bytes};
   w.n_pieces = w.planes;
-  const guint row =
-      std::min(kMaxRowGroups, (w.invocations + kTensorGroupWidth - 1) / kTensorGroupWidth);
-  const gsize row_invocations = gsize(row) * kTensorGroupWidth;
+  const gsize group = gsize(kTensorGroupWidth) * kTensorGroupHeight;
+  gsize row =
+      std::min<gsize>(kMaxRowGroups, (w.invocations + kTensorGroupWidth - 1) / kTensorGroupWidth);
+  // Longer rows where more rows of groups than a dispatch takes would be
+  // needed: the shortest row that fits in limit.y of them.
+  const gsize shortest_row = (w.invocations + group * limit.y - 1) / (group * limit.y);
+  row = std::max(row, shortest_row);
+  if (row > limit.x)
+    return w;
+  const gsize row_invocations = row * kTensorGroupWidth;
   const gsize rows = (w.invocations + row_invocations - 1) / row_invocations;
-  w.groups = {row, guint((rows + kTensorGroupHeight - 1) / kTensorGroupHeight)};
+  w.groups = {guint(row), guint((rows + kTensorGroupHeight - 1) / kTensorGroupHeight)};
   return w;
 }
 

@@ -37,13 +37,22 @@ struct TensorWords {
   std::array<Piece, 3> pieces{};
   guint n_pieces = 0;
   // Work groups of kTensorGroup invocations along x and y: invocation
-  // i = y * (groups[0] * width) + x.
+  // i = y * (groups[0] * width) + x. {0, 0} where no dispatch within the
+  // limit holds them all.
   std::array<guint, 2> groups{};
+};
+
+// Work groups one dispatch may have along x and y
+// (GL_MAX_COMPUTE_WORK_GROUP_COUNT): at least 65535 each in GL 4.3 and
+// GLES 3.1, which a float32 tensor of 16384 x 16384 in rows of 64 groups
+// exceeds along y.
+struct GroupLimit {
+  guint x = 65535, y = 65535;
 };
 
 // The compute shader's work group (gl_shaders.hpp): 16 x 4.
 inline constexpr guint kTensorGroupWidth = 16, kTensorGroupHeight = 4;
 
-TensorWords tensor_words(const TensorSpec &spec);
+TensorWords tensor_words(const TensorSpec &spec, const GroupLimit &limit = {});
 
 }  // namespace ef::gst::gl
