@@ -34,15 +34,23 @@ std::vector<Share> shares(double lo, double hi, int n) {
 struct Plane {
   const guint8 *data;
   int stride, pstride, w, h;
+  int depth, shift;  // bits of a sample, and where in its word (16-bit little-endian words past 8)
   double scale_x, scale_y, offset_x, offset_y;
 
   Plane(const GstVideoFrame &src, guint c) {
     const GstVideoInfo &info = src.info;
     data = static_cast<const guint8 *>(GST_VIDEO_FRAME_COMP_DATA(&src, c));
+    // GStreamer 1.22 gives the V of P010 and its kin (U, V pairs of words)
+    // an offset of 1, a byte into U's word: it is the next word.
+    if (GST_VIDEO_FORMAT_INFO_DEPTH(info.finfo, c) > 8 && c == 2 &&
+        GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, 1) == GST_VIDEO_FORMAT_INFO_PLANE(info.finfo, 2))
+      data = static_cast<const guint8 *>(GST_VIDEO_FRAME_COMP_DATA(&src, 1)) + 2;
     stride = GST_VIDEO_FRAME_COMP_STRIDE(&src, c);
     pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(&src, c);
     w = GST_VIDEO_FRAME_COMP_WIDTH(&src, c);
     h = GST_VIDEO_FRAME_COMP_HEIGHT(&src, c);
+    depth = int(GST_VIDEO_FORMAT_INFO_DEPTH(info.finfo, c));
+    shift = int(GST_VIDEO_FORMAT_INFO_SHIFT(info.finfo, c));
     const guint ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, c);
     const guint hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, c);
     scale_x = 1.0 / double(1u << ws);
@@ -55,7 +63,13 @@ struct Plane {
     offset_y = v_cosited ? 0.5 * scale_y : 0.0;
   }
 
-  double at(int x, int y) const { return data[size_t(y) * stride + size_t(x) * pstride]; }
+  // The sample's code value.
+  double at(int x, int y) const {
+    const guint8 *p = data + size_t(y) * stride + size_t(x) * pstride;
+    if (depth <= 8)
+      return *p;
+    return double(guint(p[0] | p[1] << 8) >> shift & ((1u << depth) - 1));
+  }
 
   // The mean over the luma rectangle [x0, x1) x [y0, y1).
   double mean(double x0, double x1, double y0, double y1) const {
@@ -71,8 +85,9 @@ struct Plane {
   }
 };
 
-// Y'CbCr on the 8-bit scale -> R'G'B' on the 8-bit scale, from Kr, Kb and
-// the range's offsets and scales (GStreamer's colorimetry).
+// Y'CbCr code values at the source's depth -> R'G'B' on the 8-bit scale,
+// from Kr, Kb and the range's offsets and scales at that depth
+// (GStreamer's colorimetry).
 BoxRgba yuv_to_rgb(const GstVideoInfo &info, double y, double u, double v, double a) {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
   gst_video_color_range_offsets(info.colorimetry.range, info.finfo, off, scale);

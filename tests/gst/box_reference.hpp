@@ -22,7 +22,9 @@ struct BoxImage {
   const BoxRgba &at(int x, int y) const { return px[size_t(y) * size_t(w) + size_t(x)]; }
 };
 
-// The crop of `src` (NV12, I420, YUY2, UYVY, GRAY8 or the RGB family)
+// The crop of `src` (NV12, I420, YUY2, UYVY, GRAY8, the RGB family, or
+// one of the 16-bit-word formats of more than 8 bits: P010_10LE,
+// I420_10LE, ...)
 // reduced to w x h pixels in the source's own orientation: pixel (i, j) is
 // the mean over [crop.x + i * crop.w / w, crop.x + (i + 1) * crop.w / w) x
 // (the same in y), texels weighed by the part of them it covers.

@@ -37,6 +37,13 @@ GstBuffer *zone_plate_frame(const GstVideoInfo &info) {
       p[3] = 255;
     }
   gst_buffer_unmap(src, &map);
+  return from_rgba(src, info);
+}
+
+GstBuffer *from_rgba(GstBuffer *src, const GstVideoInfo &info) {
+  GstVideoInfo rgba = video_info(GST_VIDEO_FORMAT_RGBA, guint(GST_VIDEO_INFO_WIDTH(&info)),
+                                 guint(GST_VIDEO_INFO_HEIGHT(&info)));
+  rgba.fps_n = info.fps_n, rgba.fps_d = info.fps_d;
   GstBuffer *out = gst_buffer_new_allocate(nullptr, info.size, nullptr);
   GstVideoFrame in_frame, out_frame;
   GstVideoInfo out_info = info;

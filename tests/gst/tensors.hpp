@@ -24,6 +24,10 @@ GstVideoInfo video_info(GstVideoFormat format, guint w, guint h);
 // GstVideoConverter into `info`'s format.
 GstBuffer *zone_plate_frame(const GstVideoInfo &info);
 
+// An RGBA frame of `info`'s size (taken) converted by GstVideoConverter
+// into `info`'s format.
+GstBuffer *from_rgba(GstBuffer *rgba, const GstVideoInfo &info);
+
 // The same in a memfd (which a GL backend imports).
 GstBuffer *zone_plate_memfd(const GstVideoInfo &info);
 

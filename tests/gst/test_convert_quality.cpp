@@ -644,7 +644,8 @@ GstBuffer *luma_ramp(GstVideoFormat format, int codes, int rows, GstVideoInfo &i
 // A 10-bit ramp (876 luma codes, a quarter of an 8-bit level apart) into a
 // float32 tensor through the element: the values lie between the 8-bit
 // levels, within 0.01 of the exact value of each code, where the same ramp
-// rounded to 8 bits (NV12) is up to half a level off, each value a level.
+// rounded to 8-bit codes (NV12) is up to half a code off (0.58 levels: its
+// values are those of its own codes, exact too, so between levels also).
 GST_START_TEST(test_deep_ramp_tensor) {
   constexpr int kCodes = 876, kRows = 4;
   double worst[2] = {0, 0};
@@ -679,8 +680,7 @@ GST_START_TEST(test_deep_ramp_tensor) {
   fail_unless(worst[0] < 0.01, "P010: %.4f from the exact values", worst[0]);
   fail_unless(between[0] > size_t(kCodes * kRows * 3) / 2, "P010: %zu between levels", between[0]);
   // The control: the test can tell 8 bits from 10.
-  fail_unless(worst[1] > 0.3 && between[1] == 0, "NV12: %.3f, %zu between levels", worst[1],
-              between[1]);
+  fail_unless(worst[1] > 0.3, "NV12: %.3f from the 10-bit ramp's values", worst[1]);
 }
 GST_END_TEST;
 

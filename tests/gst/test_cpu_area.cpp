@@ -3,7 +3,8 @@
 // cpu_area's exact footprint (and linear interpolation) against the mean
 // computed in double from the footprint's definition, for seeded random
 // ratios, sites and channel counts, its 32-bit and 64-bit sums, and in
-// bands, over bytes and over 16-bit words (a deep image's planes); the box kernels of 3 and 1.5
+// bands, over bytes, over 16-bit words (a deep image's planes) and from
+// bytes into words (a float tensor's planes, the mean times 256); the box kernels of 3 and 1.5
 // (centred and cosited) and the 2x kernel against cpu_area, byte for byte, at widths that end in
 // each of their vector paths. The standard headers (and ours, which include them) come first:
 // Check's fail() macro breaks <ios>.
@@ -115,10 +116,15 @@ double mean(const Source &src, const Axis &x, const Axis &y, int i, int j, int c
   return sum / total;
 }
 
-Planes resample(const Source &src, const Axis &x, const Axis &y, int bands = 1) {
-  Planes out(x.out, y.out, src.channels, src.depth);
+// `widen`: bytes into words, each mean times 256.
+Planes resample(const Source &src, const Axis &x, const Axis &y, int bands = 1,
+                bool widen = false) {
+  Planes out(x.out, y.out, src.channels, widen ? 2 : src.depth);
   Arena arena;
-  const Resampler r(x, y, src.channels, unsigned(bands), arena, src.depth == 2);
+  const Samples samples = src.depth == 2 ? Samples::Words
+                          : widen        ? Samples::BytesToWords
+                                         : Samples::Bytes;
+  const Resampler r(x, y, src.channels, unsigned(bands), arena, samples);
   const Outputs o = out.outputs();
   for (int b = 0; b < bands; ++b)
     r.rows(src.bytes.data(), src.stride, o, unsigned(b), y.out * b / bands,
@@ -127,14 +133,14 @@ Planes resample(const Source &src, const Axis &x, const Axis &y, int bands = 1) 
   return out;
 }
 
-// Every output against the definition: the rounded mean exactly, but where
-// the mean lies within double's error of a half.
+// Every output against the definition (times `scale`): the rounded mean
+// exactly, but where the mean lies within double's error of a half.
 void check_definition(const Source &src, const Axis &x, const Axis &y, const Planes &ours,
-                      const std::string &what) {
+                      const std::string &what, double scale = 1) {
   for (int c = 0; c < src.channels; ++c)
     for (int j = 0; j < y.out; ++j)
       for (int i = 0; i < x.out; ++i) {
-        const double m = mean(src, x, y, i, j, c);
+        const double m = scale * mean(src, x, y, i, j, c);
         const int got = ours.at(i, j, c);
         if (std::fabs(m - std::floor(m) - 0.5) < 1e-7)
           fail_unless(std::abs(got - int(std::floor(m))) <= 1, "%s", what.c_str());
@@ -255,6 +261,27 @@ GST_START_TEST(test_words_against_definition) {
 }
 GST_END_TEST;
 
+// Bytes into words (an 8-bit plane for a float tensor): each output the
+// mean times 256 rounded to a word, every channel count, window and
+// vector path and the C tails, in bands the same.
+GST_START_TEST(test_bytes_to_words_against_definition) {
+  std::srand(41);
+  for (int round = 0; round < 300; ++round) {
+    const int channels = std::array{1, 2, 4}[size_t(std::rand() % 3)];
+    const bool window = round % 2 == 0 && channels < 4;
+    const Axis x = window ? window_axis(channels) : random_axis(70), y = random_axis(40);
+    const Source src(x.samples, y.samples, channels, unsigned(round) + 2000);
+    const std::string what = "bytes to words, x: " + describe(x) + ", y: " + describe(y) + ", " +
+                             std::to_string(channels) + " channels";
+    const Planes ours = resample(src, x, y, 1, true);
+    check_definition(src, x, y, ours, what, 256);
+    if (y.out >= 3)
+      fail_unless(resample(src, x, y, 3, true).bytes == ours.bytes, "%s: bands differ",
+                  what.c_str());
+  }
+}
+GST_END_TEST;
+
 // Footprints whose weights multiply past 2^31 (summed in 64 bits) and
 // column sums past 16 bits: a whole 3001 x 2999 plane into 2 x 3; words
 // the same, and their column sums past 32 bits, the largest word kept.
@@ -309,6 +336,33 @@ GST_START_TEST(test_boxes_are_areas) {
 }
 GST_END_TEST;
 
+// The same into words (a float tensor's planes): the box kernels of 3 (a
+// plane's) and 1.5 give cpu_area's words, each mean times 256, also where
+// every byte is 255 (the largest word, 65280).
+GST_START_TEST(test_box_words_are_areas) {
+  for (int w : kWidths)
+    for (int fill : {-1, 255}) {
+      const int h = 7;
+      const Source plane(3 * w, 3 * h, 1, unsigned(w) + 300, 1, fill);
+      Planes box(w, h, 1, 2);
+      box3_plane(plane.bytes.data(), plane.stride, reinterpret_cast<uint16_t *>(box.bytes.data()),
+                 2 * w, w, h);
+      fail_unless(
+          box.bytes == resample(plane, plain_axis(3 * w, w), plain_axis(3 * h, h), 1, true).bytes,
+          "box3_plane into words, width %d", w);
+      const Source pairs(3 * w, 3 * h, 2, unsigned(w) + 400, 1, fill);
+      for (int site : {0, 1}) {
+        Planes uv32(2 * w, 2 * h, 2, 2);
+        auto *u = reinterpret_cast<uint16_t *>(uv32.bytes.data());
+        box32_uv(pairs.bytes.data(), pairs.stride, u, 4 * w, u + 4 * w * h, 4 * w, w, h, site == 1);
+        const Axis x{3 * w, 2 * w, 6 * w, 2, site}, y{3 * h, 2 * h, 6 * h, 2, 0};
+        fail_unless(uv32.bytes == resample(pairs, x, y, 1, true).bytes,
+                    "box32_uv into words, width %d, %s", w, site ? "cosited" : "centred");
+      }
+    }
+}
+GST_END_TEST;
+
 // The 2x kernel gives cpu_area's linear interpolation, cosited across:
 // pairs and planes, subsampled down (4:2:0) or not (4:2:2).
 GST_START_TEST(test_up2_is_linear) {
@@ -340,8 +394,10 @@ static Suite *cpu_area_suite() {
   tcase_add_test(tc, test_against_definition);
   tcase_add_test(tc, test_window_against_definition);
   tcase_add_test(tc, test_words_against_definition);
+  tcase_add_test(tc, test_bytes_to_words_against_definition);
   tcase_add_test(tc, test_wide_sums);
   tcase_add_test(tc, test_boxes_are_areas);
+  tcase_add_test(tc, test_box_words_are_areas);
   tcase_add_test(tc, test_up2_is_linear);
   suite_add_tcase(s, tc);
   return s;

@@ -1140,14 +1140,18 @@ GST_END_TEST;
 
 // Where a row starts does not change its values: every start in a cache
 // line (streamed float32 rows peel values up to a 32-byte address, and
-// the vectors after that start on another channel), each entry point,
-// against the same row from a cache line's start; float32 stored through
-// the cache (a small tensor's) and streamed (a large one's).
+// the vectors after that start on another channel), each entry point
+// (bytes, pixels' bytes, floats between the levels), against the same row
+// from a cache line's start; float32 stored through the cache (a small
+// tensor's) and streamed (a large one's).
 GST_START_TEST(test_tensor_kernel_offsets) {
   constexpr size_t kValues = 803;
   std::vector<uint8_t> in(kValues * 4);
   for (size_t i = 0; i < in.size(); ++i)
     in[i] = uint8_t((i * 7 + i / 256) % 256);
+  std::vector<float> floats(kValues);
+  for (size_t i = 0; i < kValues; ++i)
+    floats[i] = float(in[i]) + float(i % 8) / 8;
   TensorNorm norm;
   norm.mean = {123.675, 116.28, 103.53};
   norm.stddev = {58.395, 57.12, 57.375};
@@ -1168,6 +1172,8 @@ GST_START_TEST(test_tensor_kernel_offsets) {
             [&](void *out) { kernel.plane(in.data(), out, kValues, channels - 1); },
             [&](void *out) { kernel.plane_of_pixels(in.data(), 2, out, kValues, 0); },
             [&](void *out) { kernel.plane_of_pixels(in.data(), 3, out, kValues, channels - 1); },
+            [&](void *out) { kernel.interleaved(floats.data(), out, kValues); },
+            [&](void *out) { kernel.plane(floats.data(), out, kValues, channels - 1); },
         };
         for (size_t k = 0; k < std::size(calls); ++k) {
           calls[k](line);
@@ -1255,6 +1261,51 @@ GST_START_TEST(test_deep_precision) {
 }
 GST_END_TEST;
 
+// A float tensor's values do not depend on its layout: NCHW (three planes
+// made from the colour in one pass where the vector path runs) and NHWC
+// (the colour, interleaved, then the kernel) hold the same bits, from an
+// 8-bit source (its planes scaled into words) and a 10-bit one, float32
+// and float16, at widths that end in every vector tail, letterboxed (the
+// border columns beside the content), RGB and BGR order.
+GST_START_TEST(test_float_tensor_layouts) {
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+                                GST_VIDEO_FORMAT_P010_10LE})
+    for (int w : {45, 64, 101})
+      for (TensorType type : {TensorType::Float32, TensorType::Float16})
+        for (bool bgr : {false, true}) {
+          const auto src = painted(format, 193, 97, nullptr, [](int x, int y, uint8_t *argb) {
+            argb[0] = 255;
+            argb[1] = uint8_t(x * 5 + y);
+            argb[2] = uint8_t((x / 3) % 2 ? 230 : 20);
+            argb[3] = uint8_t(y * 7 + x / 2);
+          });
+          auto planned =
+              plan_conversion(193, 97, {}, guint(w), 40, true, GST_VIDEO_ORIENTATION_IDENTITY);
+          fail_unless(planned.ok());
+          ConvertParams p = *planned;
+          p.norm.bgr = bgr;
+          p.norm.mean = {123.675, 116.28, 103.53};
+          p.norm.stddev = {58.395, 57.12, 57.375};
+          TensorSpec spec;
+          spec.width = w, spec.height = 40, spec.type = type;
+          std::vector<uint8_t> layouts[2];
+          for (int k = 0; k < 2; ++k) {
+            spec.layout = k ? TensorLayout::Nchw : TensorLayout::Nhwc;
+            layouts[k].assign(spec.size(), 0);
+            auto done = cpu_convert(src->get(), cpu::TensorTarget{layouts[k].data(), spec}, p, 1);
+            fail_unless(done.ok(), "%s", done.ok() ? "" : done.error().message.c_str());
+          }
+          const size_t bytes = spec.element_bytes(), pixels = size_t(w) * 40;
+          for (size_t i = 0; i < pixels; ++i)
+            for (size_t c = 0; c < 3; ++c)
+              fail_unless(std::memcmp(&layouts[0][(i * 3 + c) * bytes],
+                                      &layouts[1][(c * pixels + i) * bytes], bytes) == 0,
+                          "%s -> %d wide, type %d, bgr %d: pixel %zu channel %zu differs",
+                          name(format), w, int(type), bgr, i, c);
+        }
+}
+GST_END_TEST;
+
 static Suite *cpu_converter_suite() {
   Suite *s = suite_create("cpu_converter");
   TCase *tc = tcase_create("general");
@@ -1279,6 +1330,7 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_steady_state_allocates_nothing);
   tcase_add_test(tc, test_tensor_kernel);
   tcase_add_test(tc, test_tensor_kernel_offsets);
+  tcase_add_test(tc, test_float_tensor_layouts);
   tcase_add_test(tc, test_deep_precision);
   suite_add_tcase(s, tc);
   return s;

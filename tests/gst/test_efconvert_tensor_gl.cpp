@@ -6,10 +6,12 @@
 //   are no multiple of 16 bytes: a float tensor within one level (0-255
 //   units) of the GL backend's own 8-bit output (an RGB or GRAY8 frame of
 //   the same pass) normalised; its 8-bit levels (a uint8 tensor with the
-//   defaults) within one level of that frame, and every tensor the
-//   formula exactly (int8, uint8) or to the type's rounding (float) on
-//   those levels; and GL against the CPU backend no further apart than
-//   their RGB frames are;
+//   defaults) within one level of that frame, every int8 and uint8 tensor
+//   the formula exactly on those levels, and every float tensor the
+//   value those levels are the rounding of (within half a level, and the
+//   type's own rounding); and GL against the CPU backend no further apart
+//   than their RGB frames are; float tensors against the exact values
+//   (tensor_precision.hpp) and the CPU's;
 // - the hardware paths on llvmpipe (EF_GL_RENDERER_KIND=hardware): pack
 //   memory outputs copied by the GPU, a pipelined read-back, a GL buffer
 //   that stays on the GPU (memory:GLBuffer) with a Pbo identity and the
@@ -35,6 +37,7 @@
 #include "harness.hpp"
 #include "gap_frames.hpp"
 #include "short_fds.hpp"
+#include "tensor_precision.hpp"
 #include "tensors.hpp"
 
 #ifndef GL_BUFFER_IMMUTABLE_STORAGE
@@ -172,11 +175,13 @@ void check_case(const TensorCase &c, GstBuffer *frame, Tally &tally) {
             fail_unless(got == want, "%s: (%u, %u) channel %u: %g, the formula on %g gives %g",
                         what.c_str(), x, y, k, got, own, want);
           } else {
-            // The value of its own level, rounded once to the type.
+            // Unrounded: the value its level is the rounding of (half a
+            // level, and a float's own rounding on top).
             const double rounding = std::max(std::abs(normalised) * ulp, 0x1p-24);
-            fail_unless(std::abs(got - normalised) <= rounding,
-                        "%s: (%u, %u) channel %u: %.9g, (%g - mean) / std is %.9g", what.c_str(), x,
-                        y, k, got, own, normalised);
+            const double level = got * n.stddev[k] + n.mean[k];
+            fail_unless(std::abs(level - own) <= 0.5 + 1e-3 + rounding * n.stddev[k],
+                        "%s: (%u, %u) channel %u: %.9g (level %.4f), its own level is %g",
+                        what.c_str(), x, y, k, got, level, own);
             worst = std::max(worst,
                              std::abs(got * n.stddev[k] + n.mean[k] - v8) - rounding * n.stddev[k]);
           }
@@ -234,6 +239,31 @@ GST_START_TEST(test_rgba_i420_and_reductions) {
   sweep(video_info(GST_VIDEO_FORMAT_I420, 64, 48), 29, 41, tally);
   sweep(video_info(GST_VIDEO_FORMAT_NV12, 1280, 720), 17, 13, tally);
   check_tally(tally);
+}
+GST_END_TEST;
+
+// Float tensors carry the average's full precision on GL as on the CPU:
+// text and noise in 8 bits at 2:1 and odd reductions and a 10-bit
+// gradient, float32 and float16, against the exact values
+// (tensor_precision.hpp), the gradient's between the 8-bit levels; and
+// the two backends' tensors of each case within twice those bounds of
+// each other.
+GST_START_TEST(test_float_precision) {
+  const HarnessGlContext gl;
+  const auto on_gl = check_precision(kGl);
+  const auto on_cpu = check_precision("efconvert backend=cpu");
+  const auto cases = precision_cases();
+  Precision widest;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Precision apart = levels_apart(cases[i], on_gl[i], on_cpu[i]);
+    widest.mean = std::max(widest.mean, apart.mean);
+    widest.worst = std::max(widest.worst, apart.worst);
+    fail_unless(apart.mean <= kApartMeanBound && apart.worst <= kApartWorstBound,
+                "%s: GL and CPU %.4f levels apart on average, %.4f at worst", cases[i].what.c_str(),
+                apart.mean, apart.worst);
+  }
+  std::printf("GL and CPU float tensors: %.4f levels apart on average, %.4f at worst\n",
+              widest.mean, widest.worst);
 }
 GST_END_TEST;
 
@@ -516,6 +546,7 @@ static Suite *tensor_gl_suite() {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_nv12_odd_sizes);
   tcase_add_test(tc, test_rgba_i420_and_reductions);
+  tcase_add_test(tc, test_float_precision);
   tcase_add_test(tc, test_hardware_routes);
   tcase_add_test(tc, test_gl_buffer_output);
   tcase_add_test(tc, test_auto_decides);

@@ -287,12 +287,14 @@ class Rounder {
 };
 
 // Outputs [i0, outputs) of row `row` from the column sums, each across
-// its taps, as samples of type `Out`.
+// its taps, times 2^shift, as samples of type `Out`.
 template <typename Sum, typename Out, typename Col>
 void weigh_columns(const Col *col, const Taps &tx, int channels, const Outputs &dst, int row,
-                   const Rounder &round, int i0 = 0) {
+                   const Rounder &round, int shift, int i0 = 0) {
   const int step = dst.step, outputs = tx.outputs, n = tx.n;
   for (int c = 0; c < channels; ++c) {
+    if (!dst.data[size_t(c)])
+      continue;
     auto *out =
         reinterpret_cast<Out *>(dst.data[size_t(c)] + ptrdiff_t(row) * dst.stride[size_t(c)]);
     for (int i = i0; i < outputs; ++i) {
@@ -301,7 +303,7 @@ void weigh_columns(const Col *col, const Taps &tx, int channels, const Outputs &
       Sum s = 0;
       for (int t = 0; t < n; ++t)
         s += Sum(w[t]) * p[t * channels];
-      out[ptrdiff_t(i) * step] = Out(round(s));
+      out[ptrdiff_t(i) * step] = Out(round(uint64_t(s) << shift));
     }
   }
 }
@@ -447,13 +449,16 @@ EF_AVX2 void sum_permuted(const Col *col, const Taps &tx, const int32_t *base,
   }
 }
 
-// floor(s / total + 1/2) of n sums below 2^31 into bytes, eight at a time:
-// floor(s * (1 / total) + 1/2 + 1e-9) in double, exact while total < 5e8
-// (a quotient that is no whole number is at least 1 / (2 total) below the
-// next, and the double's error is below 1e-13). The tail by `round`.
-EF_AVX2 void round_sums(const uint32_t *sums, int n, uint64_t total, const Rounder &round,
-                        uint8_t *bytes) {
-  const __m256d inverse = _mm256_set1_pd(1.0 / double(total));
+// floor(s 2^shift / total + 1/2) of n sums below 2^31 into samples of
+// type `Out` (bytes; words with a shift of 8), eight at a time:
+// floor(s * (2^shift / total) + 1/2 + 1e-9) in double, exact while
+// total < 5e8 (a quotient that is no whole number is at least
+// 1 / (2 total) below the next, and the double's error, below 65536 times
+// 2^-52, is far less). The tail by `round`.
+template <typename Out>
+EF_AVX2 void round_sums(const uint32_t *sums, int n, uint64_t total, int shift,
+                        const Rounder &round, Out *out) {
+  const __m256d inverse = _mm256_set1_pd(double(1 << shift) / double(total));
   const __m256d half = _mm256_set1_pd(0.5 + 1e-9);
   int i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -463,24 +468,32 @@ EF_AVX2 void round_sums(const uint32_t *sums, int n, uint64_t total, const Round
     const __m128i hi = _mm256_cvttpd_epi32(_mm256_add_pd(
         _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1)), inverse), half));
     const __m128i words = _mm_packus_epi32(lo, hi);
-    _mm_storel_epi64(reinterpret_cast<__m128i *>(bytes + i), _mm_packus_epi16(words, words));
+    if constexpr (sizeof(Out) == 2)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i), words);
+    else
+      _mm_storel_epi64(reinterpret_cast<__m128i *>(out + i), _mm_packus_epi16(words, words));
   }
   for (; i < n; ++i)
-    bytes[i] = uint8_t(round(sums[i]));
+    out[i] = Out(round(uint64_t(sums[i]) << shift));
 }
 
 #endif
 
 #ifdef EF_CPU_X86
-// Rounded sums of channel c into output row `row`: straight into a plane,
-// through `bytes` into interleaved pixels.
-void put(const uint32_t *sums, int n, uint64_t total, const Rounder &round, uint8_t *bytes,
-         const Outputs &dst, int c, int row) {
-  uint8_t *out = dst.data[size_t(c)] + ptrdiff_t(row) * dst.stride[size_t(c)];
+// Rounded sums of channel c (times 2^shift) into output row `row` as
+// samples of type `Out`: straight into a plane, through `staging` into
+// interleaved pixels; a channel without data is left out.
+template <typename Out>
+void put(const uint32_t *sums, int n, uint64_t total, int shift, const Rounder &round,
+         uint8_t *staging, const Outputs &dst, int c, int row) {
+  if (!dst.data[size_t(c)])
+    return;
+  auto *out = reinterpret_cast<Out *>(dst.data[size_t(c)] + ptrdiff_t(row) * dst.stride[size_t(c)]);
+  auto *staged = reinterpret_cast<Out *>(staging);
   const int step = dst.step;
-  round_sums(sums, n, total, round, step == 1 ? out : bytes);
+  round_sums(sums, n, total, shift, round, step == 1 ? out : staged);
   for (int i = 0; step != 1 && i < n; ++i)
-    out[ptrdiff_t(i) * step] = bytes[i];
+    out[ptrdiff_t(i) * step] = staged[i];
 }
 #endif
 
@@ -491,8 +504,13 @@ size_t aligned(size_t n) {
 }  // namespace
 
 Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots, Arena &arena,
-                     bool words)
-    : x_(make_taps(x, arena)), y_(make_taps(y, arena)), channels_(channels), words_(words) {
+                     Samples samples)
+    : x_(make_taps(x, arena)),
+      y_(make_taps(y, arena)),
+      channels_(channels),
+      words_(samples == Samples::Words),
+      shift_(samples == Samples::BytesToWords ? 8 : 0) {
+  const bool words = words_;
   bytes_ = x.samples * channels;
   // Past the last sample: the zero weights that pad an output's taps, and
   // the vectors that read them.
@@ -507,7 +525,8 @@ Resampler::Resampler(const Axis &x, const Axis &y, int channels, unsigned slots,
   const size_t col_size = (narrow_ ? 2 : 4) * (words ? 2 : 1);  // uint16..uint64
   const size_t col_bytes = aligned(room_ * col_size);
   const size_t outputs = size_t(x_.outputs) * channels;
-  slot_bytes_ = col_bytes + aligned(outputs * sizeof(uint32_t)) + aligned(outputs);
+  const size_t out_size = words || shift_ ? 2 : 1;
+  slot_bytes_ = col_bytes + aligned(outputs * sizeof(uint32_t)) + aligned(outputs * out_size);
   scratch_ = arena.take(slot_bytes_ * std::max(slots, 1u));
   // The padding is read (times nothing) but never written: defined once.
   for (unsigned k = 0; k < std::max(slots, 1u); ++k)
@@ -544,20 +563,24 @@ void Resampler::rows(const uint8_t *src, int stride, const Outputs &dst, unsigne
                      int r1) const {
   uint8_t *scratch = scratch_ + slot * slot_bytes_;
   if (words_ && narrow_)
-    run<uint16_t>(src, stride, dst, reinterpret_cast<uint32_t *>(scratch), slot, r0, r1);
+    run<uint16_t, uint16_t>(src, stride, dst, reinterpret_cast<uint32_t *>(scratch), slot, r0, r1);
   else if (words_)
-    run<uint16_t>(src, stride, dst, reinterpret_cast<uint64_t *>(scratch), slot, r0, r1);
+    run<uint16_t, uint16_t>(src, stride, dst, reinterpret_cast<uint64_t *>(scratch), slot, r0, r1);
+  else if (shift_ && narrow_)
+    run<uint8_t, uint16_t>(src, stride, dst, reinterpret_cast<uint16_t *>(scratch), slot, r0, r1);
+  else if (shift_)
+    run<uint8_t, uint16_t>(src, stride, dst, reinterpret_cast<uint32_t *>(scratch), slot, r0, r1);
   else if (narrow_)
-    run<uint8_t>(src, stride, dst, reinterpret_cast<uint16_t *>(scratch), slot, r0, r1);
+    run<uint8_t, uint8_t>(src, stride, dst, reinterpret_cast<uint16_t *>(scratch), slot, r0, r1);
   else
-    run<uint8_t>(src, stride, dst, reinterpret_cast<uint32_t *>(scratch), slot, r0, r1);
+    run<uint8_t, uint8_t>(src, stride, dst, reinterpret_cast<uint32_t *>(scratch), slot, r0, r1);
 }
 
-template <typename In, typename Col>
+template <typename In, typename Out, typename Col>
 void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col, unsigned slot,
                     int r0, int r1) const {
   const Rounder round(total_);
-  const int channels = channels_;
+  const int channels = channels_, shift = shift_;
 #ifdef EF_CPU_X86
   // Bytes only: words are summed in C.
   if constexpr (sizeof(In) == 1) {
@@ -573,22 +596,24 @@ void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col
           if (window_) {
             sum_window(col, x_, window_, channels, sums);
             for (int c = 0; c < channels; ++c)
-              put(sums + ptrdiff_t(c) * x_.outputs, vectors, total_, round, out, dst, c, r);
-            weigh_columns<uint32_t, uint8_t>(col, x_, channels, dst, r, round, vectors);
+              put<Out>(sums + ptrdiff_t(c) * x_.outputs, vectors, total_, shift, round, out, dst, c,
+                       r);
+            weigh_columns<uint32_t, Out>(col, x_, channels, dst, r, round, shift, vectors);
             continue;
           }
         }
         if (!permuted_) {
           sum_along(col, x_, lane_weights_, vectors_, channels, sums);
           for (int c = 0; c < channels; ++c)
-            put(sums + ptrdiff_t(c) * x_.outputs, x_.outputs, total_, round, out, dst, c, r);
+            put<Out>(sums + ptrdiff_t(c) * x_.outputs, x_.outputs, total_, shift, round, out, dst,
+                     c, r);
           continue;
         }
         for (int c = 0; c < channels; ++c) {
           sum_permuted(col, x_, base_, index_, lane_weights_, c, sums);
-          put(sums, vectors, total_, round, out, dst, c, r);
+          put<Out>(sums, vectors, total_, shift, round, out, dst, c, r);
         }
-        weigh_columns<uint32_t, uint8_t>(col, x_, channels, dst, r, round, vectors);
+        weigh_columns<uint32_t, Out>(col, x_, channels, dst, r, round, shift, vectors);
       }
       return;
     }
@@ -597,9 +622,9 @@ void Resampler::run(const uint8_t *src, int stride, const Outputs &dst, Col *col
   for (int r = r0; r < r1; ++r) {
     weigh_rows<In>(src, stride, y_, r, col, bytes_);
     if (kTop<In> * total_ < (uint64_t(1) << 32))
-      weigh_columns<uint32_t, In>(col, x_, channels, dst, r, round);
+      weigh_columns<uint32_t, Out>(col, x_, channels, dst, r, round, shift);
     else
-      weigh_columns<uint64_t, In>(col, x_, channels, dst, r, round);
+      weigh_columns<uint64_t, Out>(col, x_, channels, dst, r, round, shift);
   }
 }
 

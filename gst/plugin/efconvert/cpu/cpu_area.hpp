@@ -11,7 +11,9 @@
 // other axis bilinearly, from two rows of 240), boxes beyond 256 pixels
 // (libyuv's 16-bit reciprocal darkens them) and sited chroma (libyuv takes
 // every sample as centred). Samples are bytes, or 16-bit words (a deep
-// image's planes, cpu_deep.hpp), which take the same footprints.
+// image's planes, cpu_deep.hpp), which take the same footprints; bytes
+// can also come out as words holding each mean times 256, rounded there
+// and not to a byte (an 8-bit plane for a float tensor, cpu_steps.hpp).
 #pragma once
 
 #include <array>
@@ -68,16 +70,24 @@ struct Taps {
   uint32_t total = 0;  // every output's weights sum to it
 };
 
+// What a resampler reads and writes.
+enum class Samples {
+  Bytes,         // bytes in, bytes out
+  Words,         // 16-bit words in and out (a deep plane)
+  BytesToWords,  // bytes in, words out: each mean times 256, rounded to a word
+};
+
 // A plane's resampling, planned on the calling thread once a frame: the
 // weights of every output row and column and each slot's scratch, all from
 // `arena` (valid until its reset). rows() then runs on any thread, one slot
 // per thread at a time: the bands of a frame, or the planes of one.
 class Resampler {
  public:
-  // `channels` (1, 2 or 4) interleaved bytes a sample; with `words`, one
-  // channel of 16-bit samples (source and output).
+  // `channels` (1, 2 or 4) interleaved bytes a sample; of words, one
+  // channel (a deep plane). An output channel whose `Outputs` data is null
+  // is not written.
   Resampler(const Axis &x, const Axis &y, int channels, unsigned slots, Arena &arena,
-            bool words = false);
+            Samples samples = Samples::Bytes);
 
   // Output rows [r0, r1) of `src` into `dst`. Each row is the same bytes
   // whatever the range and slot.
@@ -86,13 +96,14 @@ class Resampler {
 
  private:
   void plan_vectors(Arena &arena);
-  template <typename In, typename Col>
+  template <typename In, typename Out, typename Col>
   void run(const uint8_t *src, int stride, const Outputs &dst, Col *col, unsigned slot, int r0,
            int r1) const;
 
   Taps x_, y_;
   int channels_ = 1;
-  bool words_ = false;  // 16-bit samples
+  bool words_ = false;  // 16-bit samples in
+  int shift_ = 0;       // outputs are the means times 2^shift_ (8: bytes to words)
   int bytes_ = 0;       // of a source row: samples times channels (words: samples)
   size_t room_ = 0;     // column sums a slot holds (past bytes_: zeros the taps may read)
   // Whether column sums fit the narrower of their two types: 255 times the

@@ -18,6 +18,28 @@ inline uint8_t mean9(uint32_t s) {
   return uint8_t(((s + 4) * kNinth) >> 16);
 }
 
+// The means as 16-bit words, times 256, rounded (a float tensor's planes):
+// round(256 s / 9) = 28 s + round(4 s / 9), the second floor((4 s + 4) / 9)
+// by the same multiplication (exact while 4 s + 4 < 9200), at most 65280.
+inline uint16_t word9(uint32_t s) {
+  return uint16_t(28 * s + (((4 * s + 4) * kNinth) >> 16));
+}
+
+// Of 18: round(256 s / 18) = 14 s + round(2 s / 9).
+inline uint16_t word18(uint32_t s) {
+  return uint16_t(14 * s + (((2 * s + 4) * kNinth) >> 16));
+}
+
+inline uint8_t mean18(uint32_t s);  // below, with the quarters
+// A sum of 9 (of 18 with kEighteen) as its mean in a sample of type Out.
+template <typename Out, bool kEighteen = false>
+inline Out mean_as(uint32_t s) {
+  if constexpr (sizeof(Out) == 2)
+    return kEighteen ? word18(s) : word9(s);
+  else
+    return kEighteen ? mean18(s) : mean9(s);
+}
+
 // Sum of the 3x3 block whose top-left byte is at p, samples `step` bytes apart.
 inline uint32_t block(const uint8_t *p, ptrdiff_t stride, int step) {
   uint32_t s = 0;
@@ -26,9 +48,10 @@ inline uint32_t block(const uint8_t *p, ptrdiff_t stride, int step) {
   return s;
 }
 
-void plane_c(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int x0, int w) {
+template <typename Out>
+void plane_c(const uint8_t *src, ptrdiff_t stride, Out *dst, int x0, int w) {
   for (int x = x0; x < w; ++x)
-    dst[x] = mean9(block(src + 3 * x, stride, 1));
+    dst[x] = mean_as<Out>(block(src + 3 * x, stride, 1));
 }
 
 void uv_c(const uint8_t *src, ptrdiff_t stride, uint8_t *u, uint8_t *v, int x0, int w) {
@@ -85,9 +108,8 @@ inline uint8_t mean18(uint32_t s) {
   return uint8_t(((s + 9) * kEighteenth) >> 16);
 }
 
-template <bool kCosited>
-void uv32_c(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2], uint8_t *const v[2], int x0,
-            int w) {
+template <bool kCosited, typename Out>
+void uv32_c(const uint8_t *src, ptrdiff_t stride, Out *const u[2], Out *const v[2], int x0, int w) {
   for (int x = x0; x < w; ++x)
     for (int c = 0; c < 2; ++c) {
       uint32_t h[3][2];
@@ -98,8 +120,8 @@ void uv32_c(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2], uint8_t *
         else
           thirds(p, 2, h[r][0], h[r][1]);
       }
-      uint8_t *const *out = c ? v : u;
-      const auto mean = kCosited ? mean18 : mean9;
+      Out *const *out = c ? v : u;
+      const auto mean = mean_as<Out, kCosited>;
       for (int k = 0; k < 2; ++k) {
         out[0][2 * x + k] = mean(2 * h[0][k] + h[1][k]);
         out[1][2 * x + k] = mean(h[1][k] + 2 * h[2][k]);
@@ -262,7 +284,17 @@ EF_AVX2 inline __m256i two_loads(const uint8_t *p, int second) {
   return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-EF_AVX2 int plane_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int w) {
+// 16 sums of 9 (or 18) as words: word9 (word18) in 16-bit lanes.
+template <bool kEighteen>
+EF_AVX2 inline __m256i words_of(__m256i sums) {
+  const __m256i q = _mm256_mulhi_epu16(
+      _mm256_add_epi16(_mm256_slli_epi16(sums, kEighteen ? 1 : 2), _mm256_set1_epi16(4)),
+      _mm256_set1_epi16(short(kNinth)));
+  return _mm256_add_epi16(_mm256_mullo_epi16(sums, _mm256_set1_epi16(kEighteen ? 14 : 28)), q);
+}
+
+template <typename Out>
+EF_AVX2 int plane_avx2(const uint8_t *src, ptrdiff_t stride, Out *dst, int w) {
   const __m256i first = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1,
                                          2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
   const __m256i second = _mm256_setr_epi8(4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1,
@@ -278,7 +310,12 @@ EF_AVX2 int plane_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *dst, int w
       b = _mm256_add_epi16(
           b, _mm256_maddubs_epi16(_mm256_shuffle_epi8(two_loads(p + 8, 24), second), ones));
     }
+    // Outputs x..x+7 in lane 0, x+8..x+15 in lane 1.
     const __m256i sums = _mm256_hadd_epi16(a, b);
+    if constexpr (sizeof(Out) == 2) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + x), words_of<false>(sums));
+      continue;
+    }
     const __m256i m = _mm256_mulhi_epu16(_mm256_add_epi16(sums, _mm256_set1_epi16(4)),
                                          _mm256_set1_epi16(short(kNinth)));
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(m, m), 0x08);
@@ -314,9 +351,19 @@ EF_AVX2 inline __m256i means2(__m256i sums) {
                             _mm256_set1_epi16(short(scale)));
 }
 
-template <bool kCosited>
-EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
-                      uint8_t *const v[2], int w) {
+// Per lane U0 U1 V0 V1 U2 U3 V2 V3 and U4 U5 V4 V5 U6 U7 V6 V7 (sums, as
+// words) to U0..U7 and V0..V7 into u and v.
+EF_AVX2 inline void store_words(__m256i first, __m256i second, uint16_t *u, uint16_t *v) {
+  const __m256i sort = _mm256_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15, 0, 1,
+                                        2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15);
+  const __m256i a = _mm256_shuffle_epi8(first, sort), b = _mm256_shuffle_epi8(second, sort);
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(u), _mm256_unpacklo_epi64(a, b));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(v), _mm256_unpackhi_epi64(a, b));
+}
+
+template <bool kCosited, typename Out>
+EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, Out *const u[2], Out *const v[2],
+                      int w) {
   const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1,
                                          4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
   int x = 0;
@@ -327,6 +374,17 @@ EF_AVX2 int uv32_avx2(const uint8_t *src, ptrdiff_t stride, uint8_t *const u[2],
     for (int r = 0; r < 3; ++r) {
       h[r][0] = row_thirds2<kCosited>(p + r * stride);
       h[r][1] = row_thirds2<kCosited>(p + r * stride + 12);
+    }
+    if constexpr (sizeof(Out) == 2) {
+      for (int k = 0; k < 2; ++k) {  // the top row of outputs, then the bottom
+        const __m256i *a = k ? h[1] : h[0], *b = k ? h[2] : h[1];
+        const __m256i s0 = _mm256_add_epi16(_mm256_slli_epi16(a[0], k ? 0 : 1),
+                                            _mm256_slli_epi16(b[0], k ? 1 : 0));
+        const __m256i s1 = _mm256_add_epi16(_mm256_slli_epi16(a[1], k ? 0 : 1),
+                                            _mm256_slli_epi16(b[1], k ? 1 : 0));
+        store_words(words_of<kCosited>(s0), words_of<kCosited>(s1), u[k] + 2 * x, v[k] + 2 * x);
+      }
+      continue;
     }
     const __m256i top0 = means2<kCosited>(_mm256_add_epi16(_mm256_slli_epi16(h[0][0], 1), h[1][0]));
     const __m256i top1 = means2<kCosited>(_mm256_add_epi16(_mm256_slli_epi16(h[0][1], 1), h[1][1]));
@@ -365,6 +423,25 @@ void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride
   }
 }
 
+void box3_plane(const uint8_t *src, int src_stride, uint16_t *dst, int dst_stride, int w, int h) {
+  for (int y = 0; y < h; ++y) {
+    const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
+    auto *out =
+        reinterpret_cast<uint16_t *>(reinterpret_cast<uint8_t *>(dst) + ptrdiff_t(y) * dst_stride);
+    int x = 0;
+#ifdef EF_CPU_X86
+    // Words have no SSSE3 step: the last outputs again in a vector of
+    // outputs already made (the same values) rather than in C.
+    if (have_avx2() && w >= 16) {
+      x = plane_avx2(in, src_stride, out, w);
+      if (x < w)
+        x = w - 16 + plane_avx2(in + 3 * (w - 16), src_stride, out + (w - 16), 16);
+    }
+#endif
+    plane_c(in, src_stride, out, x, w);
+  }
+}
+
 void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
              int stride_v, int w, int h, bool cosited) {
   for (int y = 0; y < h; ++y) {
@@ -382,37 +459,61 @@ void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, u
 
 namespace {
 
-template <bool kCosited>
-void box32_uv_rows(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+// Row r of `plane` (strides in bytes, whatever the sample).
+template <typename Out>
+Out *row_of(Out *plane, int stride, int r) {
+  return reinterpret_cast<Out *>(reinterpret_cast<uint8_t *>(plane) + ptrdiff_t(r) * stride);
+}
+
+template <bool kCosited, typename Out>
+void box32_uv_rows(const uint8_t *src, int src_stride, Out *dst_u, int stride_u, Out *dst_v,
                    int stride_v, int w, int h) {
   for (int y = 0; y < h; ++y) {
     const uint8_t *in = src + ptrdiff_t(3 * y) * src_stride;
-    uint8_t *const u[2] = {dst_u + ptrdiff_t(2 * y) * stride_u,
-                           dst_u + ptrdiff_t(2 * y + 1) * stride_u};
-    uint8_t *const v[2] = {dst_v + ptrdiff_t(2 * y) * stride_v,
-                           dst_v + ptrdiff_t(2 * y + 1) * stride_v};
+    Out *const u[2] = {row_of(dst_u, stride_u, 2 * y), row_of(dst_u, stride_u, 2 * y + 1)};
+    Out *const v[2] = {row_of(dst_v, stride_v, 2 * y), row_of(dst_v, stride_v, 2 * y + 1)};
     int x = 0;
 #ifdef EF_CPU_X86
     if (have_avx2())
       x = uv32_avx2<kCosited>(in, src_stride, u, v, w);
-    if (have_ssse3()) {
-      uint8_t *const ut[2] = {u[0] + 2 * x, u[1] + 2 * x};
-      uint8_t *const vt[2] = {v[0] + 2 * x, v[1] + 2 * x};
-      x += uv32_ssse3<kCosited>(in + 6 * x, src_stride, ut, vt, w - x);
+    // Words have no SSSE3 step: the groups before the last again in a
+    // vector of groups already made (the same values) rather than in C.
+    if (sizeof(Out) == 2 && have_avx2() && w >= 9 && x < w - 1) {
+      const int at = w - 9;
+      Out *const ut[2] = {u[0] + 2 * at, u[1] + 2 * at}, *const vt[2] = {v[0] + 2 * at,
+                                                                         v[1] + 2 * at};
+      x = at + uv32_avx2<kCosited>(in + 6 * at, src_stride, ut, vt, 9);
     }
+    if constexpr (sizeof(Out) == 1)  // words: AVX2 or C
+      if (have_ssse3()) {
+        uint8_t *const ut[2] = {u[0] + 2 * x, u[1] + 2 * x};
+        uint8_t *const vt[2] = {v[0] + 2 * x, v[1] + 2 * x};
+        x += uv32_ssse3<kCosited>(in + 6 * x, src_stride, ut, vt, w - x);
+      }
 #endif
     uv32_c<kCosited>(in, src_stride, u, v, x, w);
   }
+}
+
+template <typename Out>
+void box32_uv_any(const uint8_t *src, int src_stride, Out *dst_u, int stride_u, Out *dst_v,
+                  int stride_v, int w, int h, bool cosited) {
+  if (cosited)
+    box32_uv_rows<true>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
+  else
+    box32_uv_rows<false>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
 }
 
 }  // namespace
 
 void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
               int stride_v, int w, int h, bool cosited) {
-  if (cosited)
-    box32_uv_rows<true>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
-  else
-    box32_uv_rows<false>(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h);
+  box32_uv_any(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h, cosited);
+}
+
+void box32_uv(const uint8_t *src, int src_stride, uint16_t *dst_u, int stride_u, uint16_t *dst_v,
+              int stride_v, int w, int h, bool cosited) {
+  box32_uv_any(src, src_stride, dst_u, stride_u, dst_v, stride_v, w, h, cosited);
 }
 
 }  // namespace ef::gst::cpu

@@ -10,8 +10,11 @@
 
 namespace ef::gst::cpu {
 
-// w x h samples from the 3w x 3h at `src`.
+// w x h samples from the 3w x 3h at `src`. Into 16-bit words (strides in
+// bytes whatever the sample), each mean times 256 rounded to a word: the
+// planes of a float tensor (cpu_steps.hpp), here and below.
 void box3_plane(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int w, int h);
+void box3_plane(const uint8_t *src, int src_stride, uint16_t *dst, int dst_stride, int w, int h);
 // The same for interleaved U,V pairs (3w x 3h of them), written as planes;
 // `cosited`: each pair on the first of the two pixels it covers across
 // (chroma-site mpeg2), down centred.
@@ -24,6 +27,8 @@ void box3_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, u
 // two pixels it covers across (chroma-site mpeg2, GStreamer's default for
 // HD), a quarter of a pair on from where centred chroma sits; down, centred.
 void box32_uv(const uint8_t *src, int src_stride, uint8_t *dst_u, int stride_u, uint8_t *dst_v,
+              int stride_v, int w, int h, bool cosited);
+void box32_uv(const uint8_t *src, int src_stride, uint16_t *dst_u, int stride_u, uint16_t *dst_v,
               int stride_v, int w, int h, bool cosited);
 
 }  // namespace ef::gst::cpu

@@ -254,6 +254,9 @@ struct Destination {
   const char *name;  // for messages
   cpu::DstKind kind;
   int width, height;
+  // Takes values between the 8-bit levels (a float tensor): an 8-bit
+  // source is scaled into words and made colour in float, as a deep one.
+  bool fine = false;
 };
 
 // The conversion into `dst`, whose writer `make_writer(matrix, arena)`
@@ -276,17 +279,19 @@ Result<void> convert_into(const GstVideoFrame &src, const Destination &dst,
   const bool luma_only = read->layout == Layout::Yuv && dst.kind == cpu::DstKind::Gray &&
                          params.matrix == GST_VIDEO_COLOR_MATRIX_BT601;
   Decode decode;
+  const bool words = read->deep != Deep::None || dst.fine;  // colour from 16-bit samples
   if (read->layout == Layout::Yuv && !luma_only) {
     auto found = decode_for(params.matrix, params.range);
     if (!found)
       return found.error();
     decode = *found;
-    if (read->deep != Deep::None)
+    if (words)
       decode = {{.deep = cpu::deep_matrix(params.matrix, params.range, read->bits)}};
   }
   cpu::Arena &arena = cpu::thread_arena();
   const ArenaFrame frame{arena};
-  cpu::Steps steps(params, pool, bands_for(dst.width, dst.height, params, pool.threads()), arena);
+  cpu::Steps steps(params, pool, bands_for(dst.width, dst.height, params, pool.threads()), arena,
+                   dst.fine);
   Image image = steps.load(src, *read, luma_only);
   if (turn->vflip) {
     for (int i = 0; i < image.n_planes; ++i)
@@ -331,7 +336,8 @@ Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
     return Error{EINVAL, "no CPU conversion to " + describe(spec)};
   cpu::DstKind kind;
   cpu::dst_kind_of(cpu::TensorWriter::staging_format(spec, params.norm.bgr), kind);
-  const Destination d{"tensors", kind, spec.width, spec.height};
+  const bool floats = spec.type == TensorType::Float32 || spec.type == TensorType::Float16;
+  const Destination d{"tensors", kind, spec.width, spec.height, floats};
   return convert_into(src, d, params, pool, [&](cpu::YuvMatrix matrix, cpu::Arena &arena) {
     return cpu::TensorWriter(dst, params, matrix, kernel, arena);
   });

@@ -34,9 +34,12 @@ Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const Con
 Result<void> cpu_convert(const GstVideoFrame &src, GstVideoFrame &dst, const ConvertParams &params,
                          unsigned threads);
 
-// The same into a tensor: its values from the 8-bit values the conversion
-// into an RGB, BGR, RGBP or GRAY8 frame would give, as `kernel` says
-// (made for params.norm, the tensor's type and channels).
+// The same into a tensor, as `kernel` says (made for params.norm, the
+// tensor's type and channels): an int8 or uint8 tensor's values from the
+// 8-bit values the conversion into an RGB, BGR, RGBP or GRAY8 frame would
+// give; a float tensor's from the same colour before any rounding to 8
+// bits, from every source (its planes scaled into words, its colour in
+// float: cpu_deep.hpp).
 Result<void> cpu_convert(const GstVideoFrame &src, const cpu::TensorTarget &dst,
                          const ConvertParams &params, const cpu::TensorKernel &kernel,
                          cpu::Pool &pool);

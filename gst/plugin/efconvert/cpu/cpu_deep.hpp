@@ -5,11 +5,14 @@
 // as 16-bit planes, and made colour at the end by the exact matrix in
 // float, applied to the samples as they are: nothing is rounded to 8 bits
 // before the output's own rounding (once, in the writer), and a float
-// tensor keeps what lies between two 8-bit levels.
+// tensor keeps what lies between two 8-bit levels. An 8-bit source's
+// planes scaled for a float tensor are such planes too (each mean times
+// 256: cpu_steps.hpp `fine`), colour by the same matrix.
 #pragma once
 
 #include <gst/video/video.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -46,10 +49,29 @@ inline size_t deep_row_floats(int width) {
 
 // Row `r` of a deep image, `width` samples from its left edge, as 8-bit
 // units clamped to 0..255, unrounded: R', G', B' into out[0..2] (4:4:4
-// YUV), or with `gray` GRAY8's luma into out[0]: a Gray image's Y' as
-// stored (range included), or the BT.601 full-range luma of YUV's R'G'B'
+// YUV, or an Rgb4 image's R, G, B planes), or with `gray` GRAY8's luma
+// into out[0]: a Gray image's Y' as stored (range included; out[0] alone
+// whatever `gray`), or the BT.601 full-range luma of YUV's or RGB's R'G'B'
 // composed without clamping between, as GstVideoConverter gives them.
 void deep_row(const Image &image, const DeepMatrix &m, int r, int width, bool gray,
               float *const out[3]);
+
+// A row of a float tensor's three planes (NCHW) straight from a deep
+// image's colour: planes R', G', B' (B', G', R' with `bgr`) as deep_row
+// gives them, plane k's times scale[k] plus offset[k] in one fma, stored
+// as float32 or float16 (to nearest even): what deep_row and
+// TensorKernel's vector path give, to the bit, in one pass.
+struct TensorPlanes {
+  std::array<uint8_t *, 3> row{};
+  bool bgr = false;
+  std::array<float, 3> scale{}, offset{};
+  bool half = false;
+};
+
+// Row `r`, `width` pixels, into `out`, for a caller that has checked the
+// CPU has AVX2, FMA and F16C (TensorKernel's vector path); false, nothing
+// written, for an image that is not YUV or a CPU that is not x86.
+bool deep_planes(const Image &image, const DeepMatrix &m, int r, int width,
+                 const TensorPlanes &out);
 
 }  // namespace ef::gst::cpu

@@ -2,7 +2,8 @@
 // The CPU backend's view of an image between steps: plane pointers with
 // strides (negative for a vertically flipped view) into the source frame,
 // the arena or the destination. A deep image (a source of more than 8 bits
-// a sample: P010, I420_10LE, ...) holds 16-bit samples, the sample in the
+// a sample: P010, I420_10LE, ...; or an 8-bit source scaled for a float
+// tensor, its means unrounded) holds 16-bit samples, the sample in the
 // high bits as P010 lays it out (cpu_deep.hpp).
 #pragma once
 
@@ -51,8 +52,10 @@ struct Image {
   int site_y = 0;
   bool red_first = false;  // Rgb4: R,G,B in bytes 0-2 (else B,G,R)
   Alpha alpha = Alpha::Opaque;
-  // Yuv or Gray of 16-bit samples (every plane; chroma never interleaved):
-  // the source's `bits` significant bits in the high bits of each.
+  // Yuv or Gray of 16-bit samples (every plane; chroma never interleaved),
+  // or Rgb4 as R, G, B planes of them (an 8-bit source widened): the
+  // source's `bits` significant bits in the high bits of each, and 8 bits
+  // (a widened source's) the fraction of its means below them.
   bool deep = false;
   int bits = 8;
 

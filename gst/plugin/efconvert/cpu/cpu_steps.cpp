@@ -9,6 +9,7 @@
 #include "cpu_box.hpp"
 #include "cpu_range.hpp"
 #include "cpu_up2.hpp"
+#include "cpu_vectorize.hpp"
 
 namespace ef::gst::cpu {
 namespace {
@@ -69,9 +70,22 @@ uint16_t *words(const Plane &p, int y) {
   return reinterpret_cast<uint16_t *>(p.row(y));
 }
 
+// Rows [r0, r1) of `out` (words) from byte `byte` of every `step` bytes of
+// `in`'s rows, each times 256: a byte plane's own bytes (step 1), one of
+// a U,V pair (2) or one colour of a 4-byte pixel (4).
+EF_VECTORIZE void widen_rows(const Plane &in, int step, int byte, const Plane &out, int r0,
+                             int r1) {
+  for (int y = r0; y < r1; ++y) {
+    const uint8_t *from = in.row(y) + byte;
+    uint16_t *to = words(out, y);
+    for (int x = 0; x < out.width; ++x)
+      to[x] = uint16_t(from[ptrdiff_t(x) * step] << 8);
+  }
+}
+
 }  // namespace
 
-Steps::Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena)
+Steps::Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena, bool fine)
     : params_(params),
       pool_(pool),
       bands_(bands),
@@ -79,7 +93,8 @@ Steps::Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &are
       // libyuv's box filter is its bilinear one where neither side shrinks
       // by 2 or more; beyond, it averages every source pixel (bilinear would
       // skip some: aliasing).
-      filter_(params.method == ScaleMethod::Nearest ? libyuv::kFilterNone : libyuv::kFilterBox) {}
+      filter_(params.method == ScaleMethod::Nearest ? libyuv::kFilterNone : libyuv::kFilterBox),
+      fine_(fine) {}
 
 Plane Steps::new_plane(int w, int h, int bpp) {
   const int stride = (w * bpp + 63) & ~63;
@@ -104,6 +119,8 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
   const int y = c.y & ~((1 << f.hsub) - 1);
   Image image;
   deep_ = f.deep != Deep::None;
+  widen_ = fine_ && !deep_ && filter_ != libyuv::kFilterNone;
+  promote_ = fine_ && !deep_ && filter_ == libyuv::kFilterNone;
   if (deep_) {
     image = load_deep(src, f, x, y, luma_only);
   } else if (f.unpack != Unpack::None) {
@@ -301,14 +318,24 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
   const bool enlarges = !reduces_by(x, 1) || !reduces_by(y, 1);
   if (deep_)
     return sited || boxed || enlarges ? area(x, y, boxed) : Kernel::Libyuv;
+  // Bytes into words: the box kernels of 3 (a plane's) and 1.5 have word
+  // outputs; the rest goes by the footprint, and the milder reductions that
+  // libyuv's bilinear filter takes (rounding to bytes) interpolate linearly
+  // between the samples' centres instead.
   const bool thirds = in.width == 3 * x.out && in.height == 3 * y.out;
-  if (!sited && edges && in.bpp <= 2 && thirds)
+  if (!sited && edges && in.bpp <= (widen_ ? 1 : 2) && thirds)
     return Kernel::Box3;
-  if (in.bpp == 2 && edges && x.site == 1 && y.site == 0 && thirds)
+  if (!widen_ && in.bpp == 2 && edges && x.site == 1 && y.site == 0 && thirds)
     return Kernel::Box3Cosited;
   if (in.bpp == 2 && edges && y.site == 0 && x.site >= 0 && x.out % 2 == 0 && y.out % 2 == 0 &&
       2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
     return x.site ? Kernel::Box32Cosited : Kernel::Box32;
+  if (widen_) {
+    if (sited || boxed || enlarges)
+      return area(x, y, boxed);
+    x.area = y.area = false;
+    return Kernel::Area;
+  }
   if (in.bpp <= 2 && edges && x.site == 1 && y.site == 0 && x.out == 2 * in.width &&
       y.out == y.sub * in.height)
     return Kernel::Up2Cosited;
@@ -325,7 +352,11 @@ PlaneScale Steps::plan_plane(const Plane &in, const Axis &x, const Axis &y, bool
     // A slot a band, and one a chroma plane where the planes are jobs.
     void *memory = arena_.take(sizeof(Resampler));
     const int channels = deep_ ? 1 : in.bpp;
-    how.area = new (memory) Resampler(how.x, how.y, channels, std::max(bands_, 2u), arena_, deep_);
+    const Samples samples = deep_    ? Samples::Words
+                            : widen_ ? Samples::BytesToWords
+                                     : Samples::Bytes;
+    how.area =
+        new (memory) Resampler(how.x, how.y, channels, std::max(bands_, 2u), arena_, samples);
   }
   return how;
 }
@@ -334,22 +365,39 @@ ScalePlan Steps::plan_scale(const Image &image, int w, int h) {
   ScalePlan plan;
   plan.in = plan.out = image;
   const Plane &y = image.planes[0];
-  if (y.width != w || y.height != h) {
-    plan.out.planes[0] = new_plane(w, h, y.bpp);
+  // Widened, every plane is written (in words), the same size or not.
+  if (y.width != w || y.height != h || widen_) {
+    plan.out.planes[0] = new_plane(w, h, widen_ ? 2 : y.bpp);
     plan.luma = plan_plane(y, plain_axis(y.width, w), plain_axis(y.height, h));
+  }
+  if (widen_) {
+    plan.out.deep = true;
+    plan.out.bits = 8;
+  }
+  if (image.layout == Layout::Rgb4 && widen_) {
+    // R, G, B planes of words, from bytes 0-2 of each pixel.
+    plan.out.n_planes = 3;
+    plan.out.planes[1] = new_plane(w, h, 2);
+    plan.out.planes[2] = new_plane(w, h, 2);
+    plan.out.red_first = true;
+    plan.out.alpha = Alpha::Opaque;
+    plan.banded = true;
+    return plan;
   }
   if (image.layout == Layout::Rgb4) {
     // ARGBScaleClip cuts libyuv's scale of the whole into bands; the byte
     // by byte path does not cut.
-    plan.banded = plan.luma.kernel != Kernel::Libyuv || exact(y, w, h);
+    plan.banded = (plan.luma.kernel != Kernel::Libyuv || exact(y, w, h)) && !promote_;
     return plan;
   }
   if (image.layout == Layout::Yuv)
     plan_chroma(image, w, h, plan);
   // libyuv's general plane scaler has no clip: a band scaled on its own
   // would start at another phase. Every other kernel's output rows depend
-  // on a fixed set of input rows.
-  plan.banded = plan.luma.kernel != Kernel::Libyuv && plan.chroma.kernel != Kernel::Libyuv;
+  // on a fixed set of input rows. Planes widened after the scale are
+  // widened whole.
+  plan.banded =
+      plan.luma.kernel != Kernel::Libyuv && plan.chroma.kernel != Kernel::Libyuv && !promote_;
   return plan;
 }
 
@@ -363,8 +411,9 @@ Image Steps::scale(const ScalePlan &plan) {
     return plan.out;
   }
   if (plan.in.layout == Layout::Rgb4) {
-    scale_rgb4(plan.in.planes[0], plan.out.planes[0], plan.luma);
-    return plan.out;
+    if (luma)
+      scale_rgb4(plan.in.planes[0], plan.out.planes[0], plan.luma);
+    return promote_ ? widened(plan.out) : plan.out;
   }
   // A plane a job, luma (the largest) first; interleaved chroma is split
   // before its planes are scaled, so it is one job.
@@ -378,7 +427,7 @@ Image Steps::scale(const ScalePlan &plan) {
     scale_plane(plan.chroma_from[1 + c], plan.out.planes[1 + c], plan.chroma, unsigned(c));
   };
   jobs(size_t(luma) + chroma_jobs, job);
-  return plan.out;
+  return promote_ ? widened(plan.out) : plan.out;
 }
 
 // Every output pixel gets chroma of its own: U and V planes at the luma's
@@ -411,11 +460,11 @@ void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
   } else {
     how = plan_plane(c, x, y);
   }
-  if (how.kernel == Kernel::Copy && !image.interleaved_chroma()) {
+  if (how.kernel == Kernel::Copy && !image.interleaved_chroma() && !widen_) {
     how.kernel = Kernel::None;  // the planes as they are
     return;
   }
-  const int bpp = deep_ ? 2 : 1;
+  const int bpp = deep_ || widen_ ? 2 : 1;
   out.planes[1] = new_plane(w, h, bpp);
   out.planes[2] = new_plane(w, h, bpp);
   if (image.interleaved_chroma() && how.kernel == Kernel::Libyuv) {
@@ -425,6 +474,8 @@ void Steps::plan_chroma(const Image &image, int w, int h, ScalePlan &plan) {
 }
 
 void Steps::scale_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
+  if (plan.in.layout == Layout::Rgb4 && plan.out.deep)
+    return widen_rgb4_rows(plan, slot, r0, r1);
   if (plan.luma.kernel != Kernel::None)
     scale_plane_rows(plan.in.planes[0], plan.out.planes[0], plan.luma, slot, r0, r1);
   if (plan.chroma.kernel != Kernel::None)
@@ -437,13 +488,20 @@ void Steps::scale_plane_rows(const Plane &in, const Plane &out, const PlaneScale
                              unsigned slot, int r0, int r1) const {
   switch (how.kernel) {
     case Kernel::Copy:
-      libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp, r1 - r0);
+      if (widen_)
+        widen_rows(in, 1, 0, out, r0, r1);
+      else
+        libyuv::CopyPlane(in.row(r0), in.stride, out.row(r0), out.stride, in.width * in.bpp,
+                          r1 - r0);
       break;
     case Kernel::Box3:
-      box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
+      if (widen_)
+        box3_plane(in.row(3 * r0), in.stride, words(out, r0), out.stride, out.width, r1 - r0);
+      else
+        box3_plane(in.row(3 * r0), in.stride, out.row(r0), out.stride, out.width, r1 - r0);
       break;
     case Kernel::Area:
-      how.area->rows(in.data, in.stride, outputs_of(out, deep_), slot, r0, r1);
+      how.area->rows(in.data, in.stride, outputs_of(out, deep_ || widen_), slot, r0, r1);
       break;
     case Kernel::Up2Cosited:
       up2_cosited_rows(in.data, in.stride, in.width, in.height, false, how.y.sub == 2, out.data,
@@ -472,8 +530,12 @@ void Steps::scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int 
   switch (how.kernel) {
     case Kernel::Box32:
     case Kernel::Box32Cosited:
-      box32_uv(c.row(r0 / 2 * 3), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width / 2,
-               (r1 - r0 + 1) / 2, how.kernel == Kernel::Box32Cosited);
+      if (widen_)
+        box32_uv(c.row(r0 / 2 * 3), c.stride, words(u, r0), u.stride, words(v, r0), v.stride,
+                 u.width / 2, (r1 - r0 + 1) / 2, how.kernel == Kernel::Box32Cosited);
+      else
+        box32_uv(c.row(r0 / 2 * 3), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, u.width / 2,
+                 (r1 - r0 + 1) / 2, how.kernel == Kernel::Box32Cosited);
       break;
     case Kernel::Box3:
     case Kernel::Box3Cosited:
@@ -492,8 +554,13 @@ void Steps::scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int 
                        v.data, v.stride, r0, r1);
       break;
     case Kernel::Copy:
-      libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
-                           r1 - r0);
+      if (widen_) {
+        widen_rows(c, 2, 0, u, r0, r1);
+        widen_rows(c, 2, 1, v, r0, r1);
+      } else {
+        libyuv::SplitUVPlane(c.row(r0), c.stride, u.row(r0), u.stride, v.row(r0), v.stride, c.width,
+                             r1 - r0);
+      }
       break;
     default:
       break;
@@ -549,10 +616,50 @@ void Steps::scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how)
   });
 }
 
+// Bytes 0-2 of each pixel into the R, G, B planes (byte 3, alpha or
+// padding, has no place in a tensor).
+void Steps::widen_rgb4_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const {
+  const Plane &in = plan.in.planes[0];
+  Outputs o;
+  for (int b = 0; b < 3; ++b) {
+    const Plane &p = plan.out.planes[size_t(plan.in.red_first ? b : 2 - b)];
+    o.data[size_t(b)] = p.data, o.stride[size_t(b)] = p.stride;
+  }
+  if (plan.luma.kernel == Kernel::Area)
+    return plan.luma.area->rows(in.data, in.stride, o, slot, r0, r1);
+  for (int b = 0; b < 3; ++b)  // the same size
+    widen_rows(in, 4, b, plan.out.planes[size_t(plan.in.red_first ? b : 2 - b)], r0, r1);
+}
+
+Image Steps::widened(const Image &image) {
+  Image out = image;
+  out.deep = true;
+  out.bits = 8;
+  const Plane &first = image.planes[0];
+  const bool rgb4 = image.layout == Layout::Rgb4;
+  if (rgb4) {
+    out.n_planes = 3;
+    out.red_first = true;
+    out.alpha = Alpha::Opaque;
+  }
+  for (int i = 0; i < out.n_planes; ++i)
+    out.planes[i] = new_plane(rgb4 ? first.width : image.planes[i].width,
+                              rgb4 ? first.height : image.planes[i].height, 2);
+  for_bands(pool_, bands_, {first.height}, [&](int, int r0, int r1) {
+    for (int i = 0; i < out.n_planes; ++i) {
+      if (rgb4)  // plane i (R, G, B) from byte i, or 2 - i, of each pixel
+        widen_rows(first, 4, image.red_first ? i : 2 - i, out.planes[i], r0, r1);
+      else
+        widen_rows(image.planes[i], 1, 0, out.planes[i], r0, r1);
+    }
+  });
+  return out;
+}
+
 // Output rows [r0, r1) of a turn: a turn only moves pixels, so a band is
 // the turn of the source columns (quarter turns) or rows it comes from.
 void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
-                      int r1) const {
+                      int r1, bool sixteen) const {
   const libyuv::RotationMode mode = rotation_of(op);
   const int n = r1 - r0;
   // The source of the band, and its width and height.
@@ -574,7 +681,7 @@ void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, Tur
   }
   uint8_t *o = out.row(r0);
   const bool mirror = op == TurnOp::Mirror;
-  if (deep_) {
+  if (sixteen) {
     // No 16-bit mirror in libyuv: the band upside down, turned half round.
     const Plane band{const_cast<uint8_t *>(s), in.stride, w, h, 2};
     const Plane from = mirror ? band.flipped() : band;
@@ -655,7 +762,7 @@ Image Steps::turn(const Image &image, TurnOp op) {
     const int r0 = int(int64_t(rows) * band / bands_),
               r1 = int(int64_t(rows) * (band + 1) / bands_);
     if (r0 < r1)
-      turn_rows(image.planes[i], out.planes[i], out.planes[2], op, r0, r1);
+      turn_rows(image.planes[i], out.planes[i], out.planes[2], op, r0, r1, image.deep);
   };
   jobs(size_t(image.n_planes) * bands_, job);
   return out;

@@ -72,8 +72,12 @@ struct ScalePlan {
 class Steps {
  public:
   // `bands`: how many bands each step is cut into on `pool` (1: all on the
-  // calling thread). The bytes never depend on it.
-  Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena);
+  // calling thread). The bytes never depend on it. `fine`: the scaled
+  // planes of an 8-bit source come out as 16-bit words, each sample times
+  // 256, rounded there and not to a byte (a deep image of 8 bits,
+  // cpu_image.hpp): for a float tensor, whose values keep what lies
+  // between two 8-bit levels as a deep source's do.
+  Steps(const ConvertParams &params, Pool &pool, unsigned bands, Arena &arena, bool fine = false);
 
   // The crop, read in place where libyuv can read the format (a deep
   // source's into 16-bit planes, cpu_deep.hpp). With luma_only, a YUV
@@ -117,10 +121,15 @@ class Steps {
   void scale_chroma_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
   void scale_chroma(const ScalePlan &plan) const;
   void scale_rgb4(const Plane &in, const Plane &out, const PlaneScale &how);
+  // A widened Rgb4 image's rows [r0, r1): its R, G, B planes of words.
+  void widen_rgb4_rows(const ScalePlan &plan, unsigned slot, int r0, int r1) const;
+  // An 8-bit image as words (a deep image of 8 bits), its bytes times 256.
+  Image widened(const Image &image);
   void scale_plane(const Plane &in, const Plane &out, const PlaneScale &how, unsigned slot) const;
   Image new_like(const Image &image);
-  void turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0,
-                 int r1) const;
+  // `sixteen`: planes of 16-bit samples (a deep image).
+  void turn_rows(const Plane &in, const Plane &out, const Plane &out_v, TurnOp op, int r0, int r1,
+                 bool sixteen) const;
   // The destination's rows as bands are cut from them for `writer`.
   Cut cut_for(const RowWriter &writer, int rows) const;
 
@@ -129,7 +138,10 @@ class Steps {
   unsigned bands_;
   Arena &arena_;
   libyuv::FilterMode filter_;
-  bool deep_ = false;  // the frame's planes are 16-bit samples (load says)
+  bool deep_ = false;     // the frame's planes are 16-bit samples (load says)
+  bool fine_ = false;     // as constructed; where the source has 8 bits (load says):
+  bool widen_ = false;    // every plane scaled into words
+  bool promote_ = false;  // nearest: scaled as bytes, then widened
 };
 
 }  // namespace ef::gst::cpu

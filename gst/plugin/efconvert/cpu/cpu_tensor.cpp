@@ -44,9 +44,12 @@ bool have_avx2_fma() {
   return have;
 }
 
-// A row's values for the vector path: `chunks` runs of 8 from `in`
-// (consecutive bytes, or with Pixels byte shift / 8 of each 4-byte
-// pixel) into `out`; run k takes vector k % 3 of the lanes.
+// What the vector path reads: consecutive bytes, byte shift / 8 of each
+// 4-byte pixel, or floats (values between the levels).
+enum class Src { Bytes, Pixels, Floats };
+
+// A row's values for the vector path: `chunks` runs of 8 from `in` (as
+// its Src says) into `out`; run k takes vector k % 3 of the lanes.
 struct VectorRun {
   const uint8_t *in;
   unsigned shift;
@@ -66,11 +69,16 @@ struct Consts {
 
 // Vector j of a round: 8 values from `in` as floats, x * scale + offset;
 // `in` moves on.
-template <bool Pixels>
+template <Src S>
 EF_TENSOR_TARGET __attribute__((always_inline)) inline __m256 values(const uint8_t *&in,
                                                                      const Consts &c, int j) {
+  if constexpr (S == Src::Floats) {
+    const __m256 v = _mm256_loadu_ps(reinterpret_cast<const float *>(in));
+    in += 32;
+    return _mm256_fmadd_ps(v, c.a[j], c.b[j]);
+  }
   __m256i ints;
-  if constexpr (Pixels) {
+  if constexpr (S == Src::Pixels) {
     // A shift and a mask: no shuffle, where widening bytes takes one.
     const __m256i px = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in));
     ints = _mm256_and_si256(_mm256_srl_epi32(px, c.shift), c.byte);
@@ -85,18 +93,18 @@ EF_TENSOR_TARGET __attribute__((always_inline)) inline __m256 values(const uint8
 // The same quantised: rounded (to even, MXCSR's default), the zero point
 // added, not clamped: the packs to bytes saturate at the type's range,
 // which is the clamp (the kernel checks every value lies within int32).
-template <bool Pixels>
+template <Src S>
 EF_TENSOR_TARGET __attribute__((always_inline)) inline __m256i levels(const uint8_t *&in,
                                                                       const Consts &c, int j) {
-  return _mm256_add_epi32(_mm256_cvtps_epi32(values<Pixels>(in, c, j)), c.zero_point);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(values<S>(in, c, j)), c.zero_point);
 }
 
 // Vector j of a round: 8 values from `in` to `out`; both move on.
-template <TensorType T, bool Pixels, bool Stream>
+template <TensorType T, Src S, bool Stream>
 EF_TENSOR_TARGET __attribute__((always_inline)) inline void step(const uint8_t *&in, uint8_t *&out,
                                                                  const Consts &c, int j) {
   if constexpr (T == TensorType::Float32) {
-    const __m256 v = values<Pixels>(in, c, j);
+    const __m256 v = values<S>(in, c, j);
     if constexpr (Stream)
       _mm256_stream_ps(reinterpret_cast<float *>(out), v);
     else
@@ -104,10 +112,10 @@ EF_TENSOR_TARGET __attribute__((always_inline)) inline void step(const uint8_t *
     out += 32;
   } else if constexpr (T == TensorType::Float16) {
     _mm_storeu_si128(reinterpret_cast<__m128i *>(out),
-                     _mm256_cvtps_ph(values<Pixels>(in, c, j), _MM_FROUND_TO_NEAREST_INT));
+                     _mm256_cvtps_ph(values<S>(in, c, j), _MM_FROUND_TO_NEAREST_INT));
     out += 16;
   } else {
-    const __m256i q = levels<Pixels>(in, c, j);
+    const __m256i q = levels<S>(in, c, j);
     const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     const __m128i p = T == TensorType::Uint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
     _mm_storel_epi64(reinterpret_cast<__m128i *>(out), p);
@@ -117,13 +125,13 @@ EF_TENSOR_TARGET __attribute__((always_inline)) inline void step(const uint8_t *
 
 // Four quantised vectors from vector j of a round on, packed to 32 bytes
 // together: half the packing and a quarter of the stores of four steps.
-template <TensorType T, bool Pixels>
+template <TensorType T, Src S>
 EF_TENSOR_TARGET __attribute__((always_inline)) inline void quad(const uint8_t *&in, uint8_t *&out,
                                                                  const Consts &c, int j) {
-  const __m256i q0 = levels<Pixels>(in, c, j);
-  const __m256i q1 = levels<Pixels>(in, c, (j + 1) % 3);
-  const __m256i q2 = levels<Pixels>(in, c, (j + 2) % 3);
-  const __m256i q3 = levels<Pixels>(in, c, j);
+  const __m256i q0 = levels<S>(in, c, j);
+  const __m256i q1 = levels<S>(in, c, (j + 1) % 3);
+  const __m256i q2 = levels<S>(in, c, (j + 2) % 3);
+  const __m256i q3 = levels<S>(in, c, j);
   // The packs work within 128-bit lanes: 4 values of each vector a lane,
   // put back in order by whole groups of 4 (as 32-bit elements).
   const __m256i w01 = _mm256_packs_epi32(q0, q1), w23 = _mm256_packs_epi32(q2, q3);
@@ -137,7 +145,7 @@ EF_TENSOR_TARGET __attribute__((always_inline)) inline void quad(const uint8_t *
 // Whole rounds of three vectors, so each keeps its constants in registers
 // rather than picking them by index every 8 values, then the last one or
 // two; quantised, rounds of twelve (three groups of four).
-template <TensorType T, bool Pixels, bool Stream>
+template <TensorType T, Src S, bool Stream>
 EF_TENSOR_TARGET void rounds(const VectorRun &r, const Consts &c) {
   const uint8_t *in = r.in;
   uint8_t *out = r.out;
@@ -145,26 +153,26 @@ EF_TENSOR_TARGET void rounds(const VectorRun &r, const Consts &c) {
   size_t k = 0;
   if constexpr (T == TensorType::Uint8 || T == TensorType::Int8) {
     for (; k + 12 <= chunks; k += 12) {
-      quad<T, Pixels>(in, out, c, 0);
-      quad<T, Pixels>(in, out, c, 1);
-      quad<T, Pixels>(in, out, c, 2);
+      quad<T, S>(in, out, c, 0);
+      quad<T, S>(in, out, c, 1);
+      quad<T, S>(in, out, c, 2);
     }
     for (; k + 4 <= chunks; k += 4)
-      quad<T, Pixels>(in, out, c, int(k % 3));
+      quad<T, S>(in, out, c, int(k % 3));
   } else {
     for (; k + 3 <= chunks; k += 3) {
-      step<T, Pixels, Stream>(in, out, c, 0);
-      step<T, Pixels, Stream>(in, out, c, 1);
-      step<T, Pixels, Stream>(in, out, c, 2);
+      step<T, S, Stream>(in, out, c, 0);
+      step<T, S, Stream>(in, out, c, 1);
+      step<T, S, Stream>(in, out, c, 2);
     }
   }
   for (; k < chunks; ++k)
-    step<T, Pixels, Stream>(in, out, c, int(k % 3));
+    step<T, S, Stream>(in, out, c, int(k % 3));
   if constexpr (Stream)
     _mm_sfence();  // streamed stores are weakly ordered: done before the frame is
 }
 
-template <TensorType T, bool Pixels>
+template <TensorType T, Src S>
 EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
   Consts c;
   for (int j = 0; j < 3; ++j) {
@@ -176,22 +184,22 @@ EF_TENSOR_TARGET void run_avx2(const VectorRun &r) {
   c.shift = _mm_cvtsi32_si128(int(r.shift));
   // Streamed from 32-byte addresses (the caller peels the values before).
   if (T == TensorType::Float32 && r.streams && (reinterpret_cast<uintptr_t>(r.out) & 31) == 0)
-    rounds<T, Pixels, true>(r, c);
+    rounds<T, S, true>(r, c);
   else
-    rounds<T, Pixels, false>(r, c);
+    rounds<T, S, false>(r, c);
 }
 
-template <bool Pixels>
+template <Src S>
 void run_avx2(TensorType type, const VectorRun &r) {
   switch (type) {
     case TensorType::Float32:
-      return run_avx2<TensorType::Float32, Pixels>(r);
+      return run_avx2<TensorType::Float32, S>(r);
     case TensorType::Float16:
-      return run_avx2<TensorType::Float16, Pixels>(r);
+      return run_avx2<TensorType::Float16, S>(r);
     case TensorType::Uint8:
-      return run_avx2<TensorType::Uint8, Pixels>(r);
+      return run_avx2<TensorType::Uint8, S>(r);
     case TensorType::Int8:
-      return run_avx2<TensorType::Int8, Pixels>(r);
+      return run_avx2<TensorType::Int8, S>(r);
   }
 }
 #endif
@@ -281,37 +289,35 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
   // float32 beside the vectors is computed as they compute it (one fma in
   // float), not from the tables (in double): where a row starts in memory
   // moves values between the vectors and the rest, and must not change them.
-  const bool fma_floats = simd_ && type_ == TensorType::Float32;
+  // Floats between the levels have no table: all computed.
+  const bool computed = from.floats || (simd_ && type_ == TensorType::Float32);
 #ifdef EF_TENSOR_AVX2
   if (simd_) {
     // Streamed stores need 32-byte addresses, which a downstream pool need
     // not give (GStreamer's system memory is aligned to 8): the values
     // before the first such address are written one by one.
     const auto at = reinterpret_cast<uintptr_t>(o);
-    if (fma_floats && stream_ && (at & 3) == 0) {
+    if (type_ == TensorType::Float32 && stream_ && (at & 3) == 0) {
       done = std::min(n, ((32 - (at & 31)) & 31) / 4);
-      floats(from, o, 0, done, channel, period);
+      computed_values(from, o, 0, done, channel, period);
     }
     // The lanes of the channel the first vector starts on.
     const Lanes &l = period == 1 ? lanes_[channel[0]] : lanes_[3 + done % period];
     const size_t chunks = (n - done) / 8;
-    const bool pixels = from.stride == 4;
-    const VectorRun r{from.data + from.stride * done,
-                      8 * from.byte,
-                      o + done * bytes_,
-                      chunks,
-                      l,
-                      zero_point_,
-                      stream_};
-    if (pixels)
-      run_avx2<true>(type_, r);
+    const auto *first = from.floats ? reinterpret_cast<const uint8_t *>(from.floats + done)
+                                    : from.data + from.stride * done;
+    const VectorRun r{first, 8 * from.byte, o + done * bytes_, chunks, l, zero_point_, stream_};
+    if (from.floats)
+      run_avx2<Src::Floats>(type_, r);
+    else if (from.stride == 4)
+      run_avx2<Src::Pixels>(type_, r);
     else
-      run_avx2<false>(type_, r);
+      run_avx2<Src::Bytes>(type_, r);
     done += chunks * 8;
   }
 #endif
-  if (fma_floats)
-    return floats(from, o, done, n, channel, period);
+  if (computed)
+    return computed_values(from, o, done, n, channel, period);
   switch (bytes_) {  // the rest from the tables, a fixed size a copy
     case 4:
       tail<4>(from, o, done, n, channel, period);
@@ -325,12 +331,22 @@ void TensorKernel::run(const Source &from, void *out, size_t n,
   }
 }
 
-void TensorKernel::floats(const Source &from, uint8_t *out, size_t begin, size_t n,
-                          const std::array<unsigned, 3> &channel, unsigned period) const {
+// As the vector path computes them: x * scale + offset in float (one fma),
+// quantised after a clamp.
+void TensorKernel::computed_values(const Source &from, uint8_t *out, size_t begin, size_t n,
+                                   const std::array<unsigned, 3> &channel, unsigned period) const {
   for (size_t i = begin; i < n; ++i) {
     const unsigned c = channel[i % period];
-    const float v = std::fma(float(from.data[i * from.stride + from.byte]), scale_[c], offset_[c]);
-    std::memcpy(out + 4 * i, &v, 4);
+    const float x = from.floats ? from.floats[i] : float(from.data[i * from.stride + from.byte]);
+    const float v = std::fma(x, scale_[c], offset_[c]);
+    if (type_ == TensorType::Float32) {
+      std::memcpy(out + 4 * i, &v, 4);
+    } else if (type_ == TensorType::Float16) {
+      const uint16_t h = half_of(v);
+      std::memcpy(out + 2 * i, &h, 2);
+    } else {
+      out[i] = uint8_t(int(std::nearbyint(std::clamp(v, low_, high_))) + zero_point_);
+    }
   }
 }
 
@@ -356,31 +372,21 @@ void TensorKernel::plane_of_pixels(const uint8_t *pixels, unsigned byte, void *o
   run({pixels, 4, byte}, out, n, {c, c, c}, 1);
 }
 
-// Values between the 8-bit levels: no table, each computed as the vector
-// path computes (x * scale + offset in float, quantised after a clamp).
-void TensorKernel::run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
-                       unsigned period) const {
-  auto *o = static_cast<uint8_t *>(out);
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned c = channel[i % period];
-    const float v = std::fma(in[i], scale_[c], offset_[c]);
-    if (type_ == TensorType::Float32) {
-      std::memcpy(o + 4 * i, &v, 4);
-    } else if (type_ == TensorType::Float16) {
-      const uint16_t h = half_of(v);
-      std::memcpy(o + 2 * i, &h, 2);
-    } else {
-      o[i] = uint8_t(int(std::nearbyint(std::clamp(v, low_, high_))) + zero_point_);
-    }
-  }
-}
-
 void TensorKernel::interleaved(const float *in, void *out, size_t n) const {
-  run(in, out, n, {0, 1, 2}, channels_);
+  run({nullptr, 1, 0, in}, out, n, {0, 1, 2}, channels_);
 }
 
 void TensorKernel::plane(const float *in, void *out, size_t n, unsigned c) const {
-  run(in, out, n, {c, c, c}, 1);
+  run({nullptr, 1, 0, in}, out, n, {c, c, c}, 1);
+}
+
+bool TensorKernel::colour_planes(const Image &image, const DeepMatrix &m, int r, int n,
+                                 const std::array<uint8_t *, 3> &rows, bool bgr) const {
+  const bool floats = type_ == TensorType::Float32 || type_ == TensorType::Float16;
+  if (!floats || !simd_ || stream_)
+    return false;
+  TensorPlanes out{rows, bgr, scale_, offset_, type_ == TensorType::Float16};
+  return deep_planes(image, m, r, n, out);
 }
 
 // NCHW stages BGRx, which libyuv writes from YUV in one pass (RGBP is
@@ -479,6 +485,9 @@ float TensorWriter::border_value(unsigned k) const {
   return staging_.fill_pixel(0)[k];  // RGB, BGR or GRAY8: bytes in the tensor's order
 }
 
+// Row by row: the colour in float (cpu_deep.hpp), straight into each
+// tensor plane's content columns (NCHW, one channel) or interleaved first
+// (NHWC); the border columns from the staging writer's fill bytes.
 void TensorWriter::deep_rows(const Image &image, int y0, int y1, uint8_t *strip) const {
   const int width = target_.spec.width, cx = content_.x, cw = content_.w;
   const unsigned channels = target_.spec.channels;
@@ -487,22 +496,53 @@ void TensorWriter::deep_rows(const Image &image, int y0, int y1, uint8_t *strip)
   auto *floats = reinterpret_cast<float *>(strip);
   float *const colour[3] = {floats, floats + step, floats + 2 * step};
   float *const values = floats + 3 * step;
-  // The colour behind tensor channel k: luma, or R, G, B in the tensor's order.
-  auto source = [&](unsigned k) { return colour[gray ? 0 : bgr_ ? 2 - k : k]; };
+  // The colour behind tensor channel k: luma (a gray image's in every
+  // channel), or R, G, B in the tensor's order.
+  const bool one = gray || image.layout == Layout::Gray;
+  auto source = [&](unsigned k) { return colour[one ? 0 : bgr_ ? 2 - k : k]; };
+  const size_t bytes = kernel_.element_bytes();
+  const bool interleave = !planar_ && !gray;
+  // Border columns, each side: NHWC's in `values` once (the content
+  // between them is written every row), a plane's from there too.
+  const int right = cx + cw;
+  auto fill = [&](unsigned per_pixel, unsigned k0) {
+    for (int x = 0; x < width; ++x)
+      if (x < cx || x >= right)
+        for (unsigned i = 0; i < per_pixel; ++i)
+          values[size_t(x) * per_pixel + i] = border_value(k0 + i);
+  };
+  if (interleave)
+    fill(channels, 0);
   for (int y = y0; y < y1; ++y) {
-    deep_row(image, deep_, y - content_.y, cw, gray, colour);
+    if (interleave) {
+      deep_row(image, deep_, y - content_.y, cw, gray, colour);
+      const float *r = source(0), *g = source(1), *b = source(2);
+      float *v = values + size_t(cx) * 3;
+      for (int x = 0; x < cw; ++x) {
+        v[3 * x] = r[x];
+        v[3 * x + 1] = g[x];
+        v[3 * x + 2] = b[x];
+      }
+      kernel_.interleaved(values, row(0, y), row_values_);
+      continue;
+    }
+    // The content columns of the three planes in one pass where it runs.
+    const std::array<uint8_t *, 3> content{row(0, y) + size_t(cx) * bytes,
+                                           planar_ ? row(1, y) + size_t(cx) * bytes : nullptr,
+                                           planar_ ? row(2, y) + size_t(cx) * bytes : nullptr};
+    const bool fused =
+        planar_ && kernel_.colour_planes(image, deep_, y - content_.y, cw, content, bgr_);
+    if (!fused)
+      deep_row(image, deep_, y - content_.y, cw, gray, colour);
     for (unsigned p = 0; p < planes_; ++p) {
-      const unsigned per_pixel = planar_ ? 1 : channels;
-      for (int x = 0; x < width; ++x)
-        for (unsigned i = 0; i < per_pixel; ++i) {
-          const unsigned k = planar_ ? p : i;
-          const bool inside = x >= cx && x < cx + cw;
-          values[size_t(x) * per_pixel + i] = inside ? source(k)[x - cx] : border_value(k);
-        }
-      if (planar_)
-        kernel_.plane(values, row(p, y), row_values_, p);
-      else
-        kernel_.interleaved(values, row(p, y), row_values_);
+      uint8_t *out = row(p, y);
+      if (cw < width) {
+        fill(1, p);
+        kernel_.plane(values, out, size_t(cx), p);
+        kernel_.plane(values + right, out + size_t(right) * bytes, size_t(width - right), p);
+      }
+      if (!fused)
+        kernel_.plane(source(p), out + size_t(cx) * bytes, size_t(cw), p);
     }
   }
 }

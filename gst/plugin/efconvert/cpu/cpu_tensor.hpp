@@ -51,28 +51,35 @@ class TensorKernel {
   // The same from byte `byte` of each of n 4-byte pixels (a BGRx row).
   void plane_of_pixels(const uint8_t *pixels, unsigned byte, void *out, size_t n, unsigned c) const;
   // The same from values in 8-bit units that lie between the levels (a
-  // deep source's, cpu_deep.hpp), in float: x * scale + offset.
+  // deep source's, or any source's for a float tensor: cpu_deep.hpp), in
+  // float: x * scale + offset, the vector path's where it runs.
   void interleaved(const float *in, void *out, size_t n) const;
   void plane(const float *in, void *out, size_t n, unsigned c) const;
+  // n pixels of row r of a deep image straight into three planes' rows,
+  // R', G', B' (B', G', R' with `bgr`: cpu_deep.hpp deep_planes, the values
+  // deep_row and plane() give, in one pass). False, nothing written, where
+  // that path does not run (not a float type, no vector path, streamed
+  // stores, an image not YUV).
+  bool colour_planes(const Image &image, const DeepMatrix &m, int r, int n,
+                     const std::array<uint8_t *, 3> &rows, bool bgr) const;
   // Whether the vector path runs, and streams (for tests and benchmarks).
   bool vectorised() const { return simd_; }
   bool streams() const { return simd_ && stream_; }
 
  private:
-  // Value i of a row: data[i * stride + byte].
+  // Value i of a row: data[i * stride + byte], or floats[i] where given.
   struct Source {
     const uint8_t *data;
     unsigned stride;  // 1 or 4
     unsigned byte;
+    const float *floats = nullptr;
   };
 
   void run(const Source &from, void *out, size_t n, const std::array<unsigned, 3> &channel,
            unsigned period) const;
-  void run(const float *in, void *out, size_t n, const std::array<unsigned, 3> &channel,
-           unsigned period) const;
-  // float32 values [begin, n) as the vector path computes them.
-  void floats(const Source &from, uint8_t *out, size_t begin, size_t n,
-              const std::array<unsigned, 3> &channel, unsigned period) const;
+  // Values [begin, n) as the vector path computes them.
+  void computed_values(const Source &from, uint8_t *out, size_t begin, size_t n,
+                       const std::array<unsigned, 3> &channel, unsigned period) const;
   template <size_t Bytes>
   void tail(const Source &from, uint8_t *out, size_t begin, size_t n,
             const std::array<unsigned, 3> &channel, unsigned period) const;

@@ -828,7 +828,8 @@ void GlConverterImpl::set_source_uniforms(GstGLShader *shader, const gl::Geometr
 // ---------------------------------------------------------------------
 // Tensors: the output side of the compute pass (kTensorOutput). The same
 // sampling and colour as an RGB, BGR or GRAY8 frame (pixel_bytes), then
-// each 8-bit level through the value table into a buffer object.
+// into a buffer object: normalised in float (float tensors), or each
+// 8-bit level through the value table (int8, uint8).
 
 #ifndef GL_SHADER_STORAGE_BUFFER
 #define GL_SHADER_STORAGE_BUFFER 0x90D2
@@ -868,6 +869,13 @@ void GlConverterImpl::set_tensor_uniforms(GstGLShader *shader, const ConvertPara
   for (guint b = 0; b < 4; ++b)
     levels[b] = std::round(fill.constant[b] * 255.0f);
   gst_gl_shader_set_uniform_4fv(shader, "u_fill_levels", 1, levels.data());
+  if (tensor_->type == TensorType::Float32 || tensor_->type == TensorType::Float16) {
+    const TensorNorm &n = params.norm;
+    gst_gl_shader_set_uniform_3f(shader, "u_mean", float(n.mean[0]), float(n.mean[1]),
+                                 float(n.mean[2]));
+    gst_gl_shader_set_uniform_3f(shader, "u_std", float(n.stddev[0]), float(n.stddev[1]),
+                                 float(n.stddev[2]));
+  }
   gst_gl_shader_set_uniform_2i(shader, "u_size", tensor_->width, tensor_->height);
   const GstVideoRectangle &c = params.content;
   gst_gl_shader_set_uniform_4i(shader, "u_content", c.x, c.y, c.w, c.h);

@@ -483,10 +483,12 @@ void main() {
 // ---------------------------------------------------------------------
 // The tensor: the output side of the compute pass, after kPassShader,
 // whose pixel_bytes() gives each pixel's bytes of an RGB, BGR or GRAY8
-// frame (in the tensor's channel order). Each 8-bit level becomes the
-// tensor's value by a table every backend shares (tensor_values.hpp), and
-// the values go into a buffer object as whole 32-bit words
-// (gl_tensor_words.hpp):
+// frame (in the tensor's channel order), unrounded. A float tensor takes
+// them as they are, (x - mean) / std in float: what lies between two
+// 8-bit levels stays. An int8 or uint8 tensor rounds them to the frame's
+// 8-bit levels, each through a table every backend shares
+// (tensor_values.hpp). The values go into a buffer object as whole 32-bit
+// words (gl_tensor_words.hpp):
 //   TENSOR_BYTES     bytes of an element: 4 (float32), 2 (float16), 1
 //   TENSOR_CHANNELS  3 or 1
 //   TENSOR_PLANAR    NCHW of three channels: a plane per channel
@@ -497,26 +499,47 @@ void main() {
 inline constexpr char kTensorOutput[] = R"(
 #define TENSOR_PIXELS (4 / TENSOR_BYTES)
 layout(std430, binding = 0) writeonly buffer TensorWords { uint t_words[]; };
-// [channel * 256 + level]: the value's bits (float32, float16 or byte).
+#if TENSOR_BYTES == 1
+// [channel * 256 + level]: the value's byte.
 layout(std430, binding = 1) readonly buffer TensorValues { uint t_values[]; };
+#else
+uniform vec3 u_mean;  // per channel, the tensor's order
+uniform vec3 u_std;
+#endif
 uniform ivec2 u_size;         // the tensor's width and height
 uniform ivec4 u_content;      // the picture: x, y, w, h; the rest is border
 uniform vec4 u_fill_levels;   // the border's 8-bit levels, tensor channel order
 uniform int u_plane_words;    // words from one channel's plane to the next
 
-// The 8-bit levels of pixel p (row order) in the tensor's channel order,
-// rounded as an RGBA8 store rounds them: to nearest, half to even (llvmpipe;
-// GL leaves the tie to the implementation). Ties are common: a bilinear
-// sample halfway between two bytes is one.
-uvec3 levels(int p) {
+// Pixel p (row order) in 8-bit units, the tensor's channel order,
+// unrounded; the border's levels.
+vec3 pixel_levels(int p) {
   ivec2 xy = ivec2(p % u_size.x, p / u_size.x);
-  vec4 v;
   if (all(greaterThanEqual(xy, u_content.xy)) && all(lessThan(xy, u_content.xy + u_content.zw)))
-    v = clamp(pixel_bytes(vec2(xy)), 0.0, 1.0) * 255.0;
-  else
-    v = u_fill_levels;
-  return uvec3(roundEven(v.xyz));
+    return clamp(pixel_bytes(vec2(xy)), 0.0, 1.0).xyz * 255.0;
+  return u_fill_levels.xyz;
 }
+
+#if TENSOR_BYTES == 1
+// Channel c's value of pixel p: its 8-bit level rounded as an RGBA8 store
+// rounds it, to nearest, half to even (llvmpipe; GL leaves the tie to the
+// implementation; ties are common: a bilinear sample halfway between two
+// bytes is one), through the table.
+uint value_bits(vec3 levels, int c) {
+  return t_values[c * 256 + int(roundEven(levels[c]))];
+}
+#else
+// Channel c's value of pixel p: (x - mean) / std, a float32's bits or a
+// float16's (in the low bits).
+uint value_bits(vec3 levels, int c) {
+  float v = (levels[c] - u_mean[c]) / u_std[c];
+#if TENSOR_BYTES == 4
+  return floatBitsToUint(v);
+#else
+  return packHalf2x16(vec2(v, 0.0)) & 0xffffu;
+#endif
+}
+#endif
 
 // Values of TENSOR_BYTES bytes, lowest first, into one word.
 uint word_of(uint a, uint b, uint c, uint d) {
@@ -539,9 +562,9 @@ void main() {
   // v[c][i]: channel c of pixel first + i (0 past the tensor's last).
   uint v[TENSOR_CHANNELS * 4];
   for (int i = 0; i < TENSOR_PIXELS; ++i) {
-    uvec3 l = first + i < pixels ? levels(first + i) : uvec3(0u);
+    vec3 l = first + i < pixels ? pixel_levels(first + i) : vec3(0.0);
     for (int c = 0; c < TENSOR_CHANNELS; ++c)
-      v[c * 4 + i] = first + i < pixels ? t_values[c * 256 + int(l[c])] : 0u;
+      v[c * 4 + i] = first + i < pixels ? value_bits(l, c) : 0u;
   }
 #ifdef TENSOR_PLANAR
   for (int c = 0; c < 3; ++c)
