@@ -9,6 +9,10 @@
 # said to be software, which stands for a machine without one.
 set -u
 launch=$1
+if [ "${2:-none}" != none ]; then
+  echo "SKIP: gst-launch-1.0 cannot load a plugin built with -Db_sanitize=$2 (not instrumented); the -Werror leg runs this test"
+  exit 77
+fi
 unset XDG_RUNTIME_DIR GST_GL_WINDOW
 if [ -d /dev/dri ] || [ -e /dev/nvidia0 ]; then
   export EF_GL_RENDERER_KIND=software
