@@ -120,18 +120,16 @@ class Tree:
         return self.remember(("meson", build), ask)
 
     def tests(self, build):
-        """(names, suites) that `meson test --list` gives."""
+        """(names, suites) of the build's tests, from `meson introspect --tests`
+        (JSON: `meson test --list` prints them differently from one meson to
+        the next)."""
         def ask():
-            out = self.run("meson", "test", "-C", build, "--no-rebuild", "--list").stdout
+            out = self.run("meson", "introspect", "--tests", build).stdout
             names, suites = set(), set()
-            for line in out.splitlines():
-                if " / " not in line:
-                    continue
-                project_suites, name = line.split(" / ", 1)
-                names.add(name.strip())
-                project, _, joined = project_suites.partition(":")
-                for suite in joined.split("+"):
-                    suites |= {suite, f"{project}:{suite}"}
+            for test in json.loads(out or "[]"):
+                names.add(test["name"])
+                for suite in test["suite"]:  # "project:suite"
+                    suites |= {suite, suite.partition(":")[2]}
             return names, suites
         return self.remember(("tests", build), ask)
 
