@@ -21,6 +21,7 @@
 
 #include "box_reference.hpp"
 #include "efconvert/backend_table.hpp"
+#include "efconvert/cuda/cuda_backend.hpp"
 #include "efconvert/convert_params.hpp"
 #include "efconvert/cpu/cpu_converter.hpp"
 #include "efconvert/cuda/cuda_plan.hpp"

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A conversion backend of efconvert: made for one pair of caps, used for
-// every frame until the caps change.
+// every frame until the caps change. Its registry entry
+// (backend_registry.hpp) says what it makes and makes it.
 #pragma once
 
-#ifdef EF_HAVE_GSTGL
-#include <gst/gl/gl.h>
-#endif
 #include <gst/video/video.h>
 
 #include <memory>
@@ -99,37 +97,5 @@ class ConvertBackend {
   // (timer queries whose results arrive frames later).
   virtual void sync_stats() {}
 };
-
-// Each backend is made for one conversion its table has (backend_table.hpp).
-// n_threads: the threads that convert a frame, the caller's included (0:
-// one per online CPU).
-std::unique_ptr<ConvertBackend> make_cpu_backend(const GstVideoInfo &in, const OutputSpec &out,
-                                                 uint32_t cache_capacity, unsigned n_threads);
-
-#ifdef EF_HAVE_CUDA
-// ENODEV where the NVIDIA driver's CUDA is not there (no libcuda.so.1, no
-// GPU); EINVAL for a conversion the CUDA pass does not make. `gl`: the GL
-// context of a GL-memory output (its textures get the frames), else null.
-Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in,
-                                                          const OutputSpec &out,
-                                                          GstGLContext *gl = nullptr);
-#endif
-
-#ifdef EF_HAVE_GSTGL
-struct GlBackendOptions {
-  uint32_t cache_capacity = 0;
-  bool compute =
-      false;  // the pass as a compute shader where the context has them (tensors always are)
-  bool hardware = false;    // a GPU (not a software rasterizer), which imports no memfd
-  bool gpu_timing = false;  // GL timer queries around the pass and the read-back
-};
-// EINVAL when the GL converter cannot do in -> out; ENOTSUP for a tensor
-// where the context has no compute shaders. `element` names the element in
-// log lines.
-Result<std::unique_ptr<ConvertBackend>> make_gl_backend(GstElement *element, GstGLContext *context,
-                                                        const GstVideoInfo &in,
-                                                        const OutputSpec &out,
-                                                        const GlBackendOptions &options);
-#endif
 
 }  // namespace ef::gst

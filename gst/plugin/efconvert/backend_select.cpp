@@ -3,16 +3,11 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "backend_choice.hpp"
-#include "backend_table.hpp"
 #include "backend_trial.hpp"
 #include "convert_caps.hpp"
-#ifdef EF_HAVE_GSTGL
-#include "common/gl_limits.hpp"
-#include "gpu_device.hpp"
-#include "gl/gl_converter.hpp"
-#endif
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
@@ -20,272 +15,163 @@ namespace ef::gst {
 
 namespace {
 
-std::unique_ptr<ConvertBackend> chosen(GstElement *element, ConvertState &s,
-                                       std::unique_ptr<ConvertBackend> backend,
-                                       const std::string &reason) {
-  GST_INFO_OBJECT(element, "backend %s: %s", backend->name(), reason.c_str());
-  std::lock_guard lock(s.lock);
-  s.reason = reason;
-  return backend;
-}
-
-#ifdef EF_HAVE_GSTGL
-// The pool the GL context is taken from when caps are set (where
-// gl-contexts took none before). CUDA input: only the CUDA backend's
-// GL-memory output uses GL, and every frame's interop (map, copy, unmap)
-// waits on its context's GL thread, so one context for all streams bounds
-// them (16 decoded streams on an H200, run18: one 22 % of the decoders'
-// rate to GL alone, 4 56 %, 8 83 %, one each 112 %): one each, as every
-// decoder makes its own, the pool's slots in turn up to its size (a
-// context beside the element, a GL sink's, still comes first). Else any
-// context of the display, as GstGL's elements take.
-unsigned pool_at_caps(FrameMemory in) {
-  return in == FrameMemory::Cuda ? kMaxGlContextPool : 0;
-}
-
-// The renderer's kind. EF_GL_RENDERER_KIND (hardware, software) overrides
-// what its name says.
-GlKind renderer_kind(ConvertState &s) {
-  return gl_kind_of(s.gl.renderer(), g_getenv("EF_GL_RENDERER_KIND"));
-}
-
-// The GL backend, or why not.
-Result<std::unique_ptr<ConvertBackend>> try_gl_backend(GstElement *element, ConvertState &s,
-                                                       const Settings &st) {
-  auto context = s.gl.ensure(element);
-  if (!context)
-    return context.error();
-  const SizeLimit limit = gl_size_limit(*context);
-  for (gint side : {GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
-                    s.out.width(), s.out.height()})
-    if (side > limit.max_side)
-      return Error{E2BIG, "a side of " + std::to_string(side) + " exceeds " + limit.what + " " +
-                              std::to_string(limit.max_side)};
-  // Compute where fragments are the slow stage: hardware GL (compute GPUs
-  // shade fragments on a few graphics units); a software rasterizer runs
-  // fragments many times faster than compute invocations.
-  const bool hardware = renderer_kind(s) == GlKind::Hardware;
-  const bool compute = st.gl_shader == GST_EF_CONVERT_GL_SHADER_COMPUTE ||
-                       (st.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO && hardware);
-  return make_gl_backend(element, *context, s.in_info, s.out,
-                         {st.cache_capacity, compute, hardware, st.gpu_timing});
-}
-
-// Whether the GL backend may run compute shaders for these caps: the
-// context has them and gl-shader does not force fragments; "" if so, else
-// why not. Without a context, or with `may_open` false (GL is not to be
-// opened: gl_left_closed), "" (trying the backend says why it is missing).
-std::string gl_compute_missing(GstElement *element, ConvertState &s, const Settings &st,
-                               bool may_open) {
-  if (st.gl_shader == GST_EF_CONVERT_GL_SHADER_FRAGMENT)
-    return "gl-shader=fragment, and the GL backend writes tensors with a compute shader";
-  if (!may_open)
-    return {};
-  auto context = s.gl.ensure(element);
-  if (context && !GlConverter::computes(*context))
-    return "the GL backend writes tensors with a compute shader (GL 4.3, GLES 3.1), and this "
-           "GL context has none";
-  return {};
-}
-
-// Whether GL's table has `c` here: its rows that a compute shader makes
-// count only where the context computes (`why` says why not).
-bool gl_makes(GstElement *element, ConvertState &s, const Settings &st, const Conversion &c,
-              std::string &why, bool may_open) {
-  if (!makes(gl_table(), c))
+// Whether `e` makes `c` here: its table has it, and where only rows marked
+// `compute` do, the context computes (`why` says why not).
+bool can_make(const BackendEntry &e, const BackendContext &ctx, const Conversion &c,
+              std::string &why) {
+  if (!makes(e.table(), c))
     return false;
-  if (makes(gl_table(), c, false))
+  if (makes(e.table(), c, false) || !e.compute_missing)
     return true;
-  why = gl_compute_missing(element, s, st, may_open);
+  why = e.compute_missing(ctx, c);
   return why.empty();
 }
 
-// backend=auto on frames in plain memory both ways, GL not open yet (no
-// display set on the element or found at NULL -> READY) and no GPU here
-// (gpu_device): GL would be a software rasterizer, which the rules give
-// the CPU, so it is not opened to find that out. The reason, or "" where
-// GL is to be asked.
-std::string gl_left_closed(ConvertState &s, const Conversion &c) {
-  auto plain = [](FrameMemory m) { return m == FrameMemory::System || m == FrameMemory::DmaBuf; };
+Selected chosen(const BackendContext &ctx, std::unique_ptr<ConvertBackend> backend,
+                std::string reason) {
+  GST_INFO_OBJECT(ctx.element, "backend %s: %s", backend->name(), reason.c_str());
+  return {std::move(backend), std::move(reason)};
+}
+
+// backend=X: X, or an error naming why not.
+Selected asked_for(const BackendContext &ctx, const BackendEntry &e, const GstVideoInfo &in,
+                   const OutputSpec &out, const Conversion &c) {
   std::string why;
-  if (!plain(c.in_memory) || !plain(c.out_memory) || s.gl.has_display() ||
-      gl_may_be_hardware(g_getenv("EF_GL_RENDERER_KIND"), why))
+  if (!can_make(e, ctx, c, why)) {
+    const std::string because = why.empty() ? "" : ": " + why;
+    GST_ELEMENT_ERROR(
+        ctx.element, CORE, NEGOTIATION,
+        ("backend=%s cannot convert %s%s", e.name, describe(c).c_str(), because.c_str()),
+        ("backends that can: %s", backends_making(c).c_str()));
     return {};
-  Machine m;
-  m.in = c.in_memory;
-  m.out = c.out_memory;
-  m.gl = GlKind::Software;
-  if (choose_backend(m).pick != Pick::Cpu)
-    return {};
-  return why +
-         ": GL would render in software, where the CPU backend is faster (no GL display "
-         "opened)";
-}
-
-// This machine as backend=auto sees it for these caps.
-Machine describe_machine(GstElement *element, ConvertState &s, const Settings &st, GstCaps *incaps,
-                         GstCaps *outcaps) {
-  Machine m;
-  m.in = memory_of(incaps);
-  m.out = memory_of(outcaps);
-  // The cores the CPU backend will use: n-threads caps them.
-  const guint online = std::max(1u, g_get_num_processors());
-  m.cores = st.n_threads == 0 ? online : std::min(st.n_threads, online);
-  auto context = s.gl.ensure(element);
-  if (!context) {
-    m.renderer = context.error().message;
-    return m;
   }
-  m.renderer = s.gl.renderer();
-  m.gl = renderer_kind(s);
-  return m;
-}
-#endif
-
-// backend=cuda, and frames in CUDA memory under auto: the CUDA backend,
-// the only one that reads CUDA memory (the frame stays where NVDEC decoded
-// it). Null with an error posted where it cannot.
-std::unique_ptr<ConvertBackend> cuda_backend(GstElement *element, ConvertState &s,
-                                             const Conversion &c) {
-#ifdef EF_HAVE_CUDA
-  if (!makes(cuda_table(), c)) {
-    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
-                      ("backend=cuda cannot convert %s", describe(c).c_str()),
-                      ("backends that can: %s", backends_making(c).c_str()));
-    return nullptr;
-  }
-  GstGLContext *gl = nullptr;
-  if (c.out_memory == FrameMemory::Gl) {
-    auto context = s.gl.ensure(element, pool_at_caps(c.in_memory));
-    if (!context) {
-      GST_ELEMENT_ERROR(
-          element, RESOURCE, FAILED,
-          ("The CUDA backend's GL output has no GL context: %s", context.error().message.c_str()),
-          (nullptr));
-      return nullptr;
-    }
-    gl = *context;
-  }
-  auto cuda = make_cuda_backend(s.in_info, s.out, gl);
-  if (cuda)
-    return chosen(element, s, std::move(cuda).value(),
-                  c.in_memory == FrameMemory::Cuda ? "the input is CUDA memory" : "asked for");
-  GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
-                    ("The CUDA backend is not available: %s", cuda.error().message.c_str()),
+  auto made = e.make(ctx, in, out, c);
+  if (made)
+    return chosen(ctx, std::move(made).value(), "asked for");
+  GST_ELEMENT_ERROR(ctx.element, RESOURCE, FAILED,
+                    ("backend=%s is not available: %s", e.name, made.error().message.c_str()),
                     (nullptr));
-#else
-  (void)s;
-  GST_ELEMENT_ERROR(
-      element, CORE, NOT_IMPLEMENTED,
-      ("efconvert was built without its CUDA backend, which %s needs", describe(c).c_str()),
-      ("the build found no clang to compile the kernel with"));
-#endif
-  return nullptr;
+  return {};
+}
+
+struct Contender {
+  const BackendEntry *entry;
+  Facts facts;
+  bool observed = false;
+};
+
+std::vector<Candidate> candidates_of(const std::vector<Contender> &contenders, const Machine &m) {
+  std::vector<Candidate> candidates;
+  for (const Contender &c : contenders)
+    candidates.push_back({c.entry->name, c.entry->cost(m, c.facts)});
+  return candidates;
+}
+
+// backend=auto among the entries that make `c` here: the only one, else
+// what their cost models say, timing those they cannot tell apart; one
+// that cannot be made gives way to the others.
+Selected automatic(const BackendContext &ctx, const GstVideoInfo &in, const OutputSpec &out,
+                   const Conversion &c) {
+  std::vector<Contender> contenders;
+  std::string refusals;  // why entries whose tables have `c` do not make it here
+  for (const BackendEntry *e : backend_entries()) {
+    std::string why;
+    if (can_make(*e, ctx, c, why))
+      contenders.push_back({e, {}, false});
+    else if (!why.empty())
+      refusals += (refusals.empty() ? "" : "; ") + why;
+  }
+  if (contenders.empty()) {
+    const std::string because = refusals.empty() ? "" : ": " + refusals;
+    GST_ELEMENT_ERROR(ctx.element, CORE, NEGOTIATION,
+                      ("efconvert cannot convert %s%s", describe(c).c_str(), because.c_str()),
+                      ("backends built in: %s", backend_names().c_str()));
+    return {};
+  }
+  std::string reason;
+  if (contenders.size() == 1)
+    reason = std::string("only the ") + contenders[0].entry->label + " backend converts " +
+             describe(c) + (refusals.empty() ? "" : " here (" + refusals + ")");
+  const Machine machine{c.in_memory, c.out_memory};
+  while (!contenders.empty()) {
+    std::vector<size_t> picked{0};
+    if (contenders.size() > 1) {
+      for (Contender &k : contenders)
+        if (k.entry->observe && !std::exchange(k.observed, true))
+          k.facts = k.entry->observe(ctx, machine);
+      const std::vector<Candidate> candidates = candidates_of(contenders, machine);
+      Choice choice = choose_backend(candidates);
+      if (!choice.timed.empty()) {
+        picked = choice.timed;
+        reason = (reason.empty() ? "" : reason + "; ") + choice.reason;
+      }
+    }
+    std::vector<TrialEntrant> made;
+    for (size_t i : picked) {
+      const Contender &k = contenders[i];
+      auto backend = k.entry->make(ctx, in, out, c);
+      if (backend) {
+        made.push_back({k.entry, std::move(backend).value(), k.facts});
+        continue;
+      }
+      reason = std::string("the ") + k.entry->label +
+               " backend is not available: " + backend.error().message;
+    }
+    if (made.size() == 1)
+      return chosen(ctx, std::move(made[0].backend), reason);
+    if (made.size() > 1)
+      return {make_trial_backend(ctx.element, std::move(made), machine, reason), ""};
+    // None of those picked could be made: the others are weighed again.
+    std::vector<Contender> rest;
+    for (size_t i = 0; i < contenders.size(); ++i)
+      if (std::find(picked.begin(), picked.end(), i) == picked.end())
+        rest.push_back(contenders[i]);
+    if (rest.empty()) {
+      GST_ELEMENT_ERROR(ctx.element, RESOURCE, FAILED,
+                        ("efconvert cannot convert %s: %s", describe(c).c_str(), reason.c_str()),
+                        (nullptr));
+      return {};
+    }
+    contenders = std::move(rest);
+  }
+  return {};
 }
 
 }  // namespace
 
-std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &s,
-                                             const Settings &st, GstCaps *incaps,
-                                             GstCaps *outcaps) {
-  const Conversion c = conversion_of(s.in_info, memory_of(incaps), s.out, memory_of(outcaps));
-  if (st.backend == GST_EF_CONVERT_BACKEND_CUDA ||
-      (st.backend == GST_EF_CONVERT_BACKEND_AUTO && c.in_memory == FrameMemory::Cuda))
-    return cuda_backend(element, s, c);
-  auto cpu = [&] { return make_cpu_backend(s.in_info, s.out, st.cache_capacity, st.n_threads); };
-  const bool cpu_makes = makes(cpu_table(), c);
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU && cpu_makes)
-    return chosen(element, s, cpu(), "asked for");
-  if (st.backend == GST_EF_CONVERT_BACKEND_CPU) {
-    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
-                      ("backend=cpu cannot convert %s", describe(c).c_str()),
-                      ("backends that can: %s", backends_making(c).c_str()));
-    return nullptr;
-  }
-#ifdef EF_HAVE_GSTGL
-  const std::string closed =
-      st.backend == GST_EF_CONVERT_BACKEND_AUTO && cpu_makes ? gl_left_closed(s, c) : "";
-  std::string no_compute;
-  const bool gl_can = gl_makes(element, s, st, c, no_compute, closed.empty());
-  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
-    if (!gl_can) {
-      const std::string why = no_compute.empty() ? "" : ": " + no_compute;
-      GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
-                        ("backend=gl cannot convert %s%s", describe(c).c_str(), why.c_str()),
-                        ("backends that can: %s", backends_making(c).c_str()));
-      return nullptr;
-    }
-    auto gl = try_gl_backend(element, s, st);
-    if (gl)
-      return chosen(element, s, std::move(gl).value(), "asked for");
-    GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
-                      ("backend=gl is not available: %s", gl.error().message.c_str()), (nullptr));
-    return nullptr;
-  }
-  if (!gl_can && cpu_makes)
-    return chosen(element, s, cpu(),
-                  "only the CPU backend converts " + describe(c) +
-                      (no_compute.empty() ? "" : " here (" + no_compute + ")"));
-  if (!closed.empty())
-    return chosen(element, s, cpu(), closed);
-  const Machine machine = describe_machine(element, s, st, incaps, outcaps);
-  Choice choice = choose_backend(machine);
-  if (!cpu_makes)
-    choice = {Pick::Gl, choice.pick == Pick::Gl ? choice.reason
-                                                : "only the GL backend converts " + describe(c)};
-  if (choice.pick != Pick::Cpu) {
-    auto gl = try_gl_backend(element, s, st);
-    if (gl && choice.pick == Pick::Gl)
-      return chosen(element, s, std::move(gl).value(), choice.reason);
-    if (gl) {
-      std::lock_guard lock(s.lock);
-      s.reason.clear();  // the trial says why
-      return make_trial_backend(element, cpu(), std::move(gl).value(), machine, choice.reason);
-    }
-    choice.reason = "the GL backend is not available: " + gl.error().message;
-  }
-  if (!cpu_makes) {
-    GST_ELEMENT_ERROR(
-        element, RESOURCE, FAILED,
-        ("Only the GL backend converts %s: %s", describe(c).c_str(), choice.reason.c_str()),
-        (nullptr));
-    return nullptr;
-  }
-  return chosen(element, s, cpu(), choice.reason);
-#else
-  (void)incaps;
-  (void)outcaps;
-  if (st.backend == GST_EF_CONVERT_BACKEND_GL) {
-    GST_ELEMENT_ERROR(element, CORE, NOT_IMPLEMENTED, ("backend=gl: built without GstGL"),
-                      (nullptr));
-    return nullptr;
-  }
-  if (!cpu_makes) {
-    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
-                      ("efconvert cannot convert %s", describe(c).c_str()),
-                      ("built without GstGL"));
-    return nullptr;
-  }
-  return chosen(element, s, cpu(), "built without GstGL");
-#endif
+Selected make_backend(const BackendContext &ctx, const GstVideoInfo &in, const OutputSpec &out,
+                      GstCaps *incaps, GstCaps *outcaps) {
+  const Conversion c = conversion_of(in, memory_of(incaps), out, memory_of(outcaps));
+  if (ctx.settings.backend == kAutoBackend)
+    return automatic(ctx, in, out, c);
+  if (const BackendEntry *e = backend_entry(ctx.settings.backend))
+    return asked_for(ctx, *e, in, out, c);
+  GST_ELEMENT_ERROR(ctx.element, CORE, NOT_IMPLEMENTED,
+                    ("backend %d is not built in", ctx.settings.backend),
+                    ("backends built in: %s", backend_names().c_str()));
+  return {};
 }
 
-SizeLimit size_limit(GstElement *element, ConvertState &s, const Settings &st, GstCaps *incaps,
-                     GstCaps *outcaps) {
-#ifdef EF_HAVE_GSTGL
-  const bool must_gl =
-      st.backend == GST_EF_CONVERT_BACKEND_GL || is_gl_caps(incaps) || is_gl_caps(outcaps);
-  if (must_gl)
-    if (auto context = s.gl.ensure(element, pool_at_caps(memory_of(incaps))))
-      return gl_size_limit(*context);
-#else
-  (void)element;
-  (void)s;
-  (void)st;
-  (void)incaps;
-  (void)outcaps;
-#endif
-  return cpu_size_limit();
+SizeLimit size_limit(const BackendContext &ctx, GstCaps *incaps, GstCaps *outcaps) {
+  const FrameMemory in = memory_of(incaps), out = memory_of(outcaps);
+  std::vector<const BackendEntry *> limited;
+  for (const BackendEntry *e : allowed_backends(ctx.settings.backend)) {
+    bool moves = false;  // some row of its table reads `in` and writes `out`
+    for (const Production &row : e->table().rows)
+      moves = moves || ((row.in & memory_bit(in)) && (row.out & memory_bit(out)));
+    if (!moves)
+      continue;
+    if (!e->size_limit)
+      return cpu_size_limit();
+    limited.push_back(e);
+  }
+  if (limited.empty())
+    return cpu_size_limit();
+  SizeLimit widest{0, ""};
+  for (const BackendEntry *e : limited)
+    if (SizeLimit l = e->size_limit(ctx, in, out); l.max_side > widest.max_side)
+      widest = l;
+  return widest;
 }
 
 }  // namespace ef::gst

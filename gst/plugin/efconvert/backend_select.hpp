@@ -1,28 +1,34 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Which backend converts for the negotiated caps: the one asked for, else
-// what the frame path costs on this machine says (backend_choice), timing
-// both where that is not clear-cut (backend_trial).
+// Which backend converts for the negotiated caps, from the registry's
+// entries: the one asked for, else the one whose table alone has the
+// conversion, else what the candidates' cost models say (backend_choice),
+// timing those they cannot tell apart (backend_trial).
 #pragma once
 
 #include <gst/gst.h>
 
 #include <memory>
+#include <string>
 
-#include "backend.hpp"
+#include "backend_registry.hpp"
 #include "common/size_limits.hpp"
-#include "convert_state.hpp"
 
 namespace ef::gst {
 
-// The backend for s.in_info -> s.out_info, or null with an error posted on
-// `element`. Logs which and why; the reason goes into s.reason.
-std::unique_ptr<ConvertBackend> make_backend(GstElement *element, ConvertState &s,
-                                             const Settings &st, GstCaps *incaps, GstCaps *outcaps);
+struct Selected {
+  std::unique_ptr<ConvertBackend> backend;  // null: an error was posted
+  std::string reason;                       // why, unless the backend says itself
+};
 
-// The largest frame the backend that must run can take: the GL context's
-// where only GL will do, else the CPU path's (auto takes the CPU for frames
-// beyond the GL context's limit).
-SizeLimit size_limit(GstElement *element, ConvertState &s, const Settings &st, GstCaps *incaps,
-                     GstCaps *outcaps);
+// The backend for `in` -> `out` between `incaps` and `outcaps`. Logs which
+// and why.
+Selected make_backend(const BackendContext &ctx, const GstVideoInfo &in, const OutputSpec &out,
+                      GstCaps *incaps, GstCaps *outcaps);
+
+// The largest frame the backends that may run can take: the CPU path's
+// where one of them has no limit of its own, else the largest of theirs (a
+// GL context's where only GL will do; auto takes the CPU for frames beyond
+// it).
+SizeLimit size_limit(const BackendContext &ctx, GstCaps *incaps, GstCaps *outcaps);
 
 }  // namespace ef::gst

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "backend_table.hpp"
 
+#include <algorithm>
+
 namespace ef::gst {
 
 Conversion conversion_of(const GstVideoInfo &in, FrameMemory in_memory, const OutputSpec &out,
@@ -18,26 +20,11 @@ Conversion conversion_of(const GstVideoInfo &in, FrameMemory in_memory, const Ou
   return c;
 }
 
-const char *memory_name(FrameMemory m) {
-  switch (m) {
-    case FrameMemory::DmaBuf:
-      return "dma-buf memory";
-    case FrameMemory::Gl:
-      return "GL memory";
-    case FrameMemory::GlBuffer:
-      return "GL buffer memory";
-    case FrameMemory::Cuda:
-      return "CUDA memory";
-    default:
-      return "system memory";
-  }
-}
-
 std::string describe(const Conversion &c) {
   const std::string out =
       c.kind == OutputKind::Tensor ? c.output + " tensors" : c.output + " frames";
-  return c.input + " in " + memory_name(c.in_memory) + " to " + out + " in " +
-         memory_name(c.out_memory);
+  return c.input + " in " + memory_kind(c.in_memory).name + " to " + out + " in " +
+         memory_kind(c.out_memory).name;
 }
 
 bool makes(const BackendTable &table, const Conversion &c, bool computes) {
@@ -50,27 +37,6 @@ bool makes(const BackendTable &table, const Conversion &c, bool computes) {
         has(row.outputs, c.output))
       return true;
   return false;
-}
-
-const std::vector<const BackendTable *> &backend_tables() {
-  static const std::vector<const BackendTable *> tables = {
-      &cpu_table(),
-#ifdef EF_HAVE_GSTGL
-      &gl_table(),
-#endif
-#ifdef EF_HAVE_CUDA
-      &cuda_table(),
-#endif
-  };
-  return tables;
-}
-
-std::string backends_making(const Conversion &c) {
-  std::string names;
-  for (const BackendTable *table : backend_tables())
-    if (makes(*table, c))
-      names += (names.empty() ? "" : ", ") + std::string(table->backend);
-  return names.empty() ? "none" : names;
 }
 
 std::string caps_list(const std::vector<std::string> &names) {

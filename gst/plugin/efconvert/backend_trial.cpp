@@ -23,15 +23,23 @@ double median(std::array<double, kTimed> v) {
   return (v[(kTimed - 1) / 2] + v[kTimed / 2]) / 2;
 }
 
+// The first entrant that learns from a frame, else the first.
+size_t learner_of(const std::vector<TrialEntrant> &entrants) {
+  for (size_t i = 0; i < entrants.size(); ++i)
+    if (entrants[i].entry->learn)
+      return i;
+  return 0;
+}
+
 class TrialBackend : public ConvertBackend {
  public:
-  TrialBackend(GstElement *element, std::unique_ptr<ConvertBackend> cpu,
-               std::unique_ptr<ConvertBackend> gl, const Machine &machine, std::string reason)
+  TrialBackend(GstElement *element, std::vector<TrialEntrant> entrants, const Machine &machine,
+               std::string reason)
       : element_(element),
-        cpu_(std::move(cpu)),
-        gl_(std::move(gl)),
+        entrants_(std::move(entrants)),
         machine_(machine),
-        running_(gl_.get()),
+        learner_(learner_of(entrants_)),
+        running_(entrants_[learner_].backend.get()),
         reason_("trial: " + reason) {}
 
   const char *name() const override {
@@ -49,23 +57,30 @@ class TrialBackend : public ConvertBackend {
     return running_->gl_shader();
   }
 
-  // The GL backend's: the CPU one writes any plain memory as fast.
-  GstAllocator *output_allocator() override { return gl_ ? gl_->output_allocator() : nullptr; }
+  // The first one's that has one (the CPU writes any plain memory as fast).
+  GstAllocator *output_allocator() override {
+    std::lock_guard lock(lock_);
+    for (TrialEntrant &e : entrants_)
+      if (e.backend)
+        if (GstAllocator *allocator = e.backend->output_allocator())
+          return allocator;
+    return nullptr;
+  }
 
   BackendStats stats() const override {
     std::lock_guard lock(lock_);
     BackendStats sum = retired_;
-    for (const auto &b : {cpu_.get(), gl_.get()})
-      if (b)
-        sum = sum + b->stats();
+    for (const TrialEntrant &e : entrants_)
+      if (e.backend)
+        sum = sum + e.backend->stats();
     return sum;
   }
 
   void set_cache_capacity(uint32_t capacity) override {
     std::lock_guard lock(lock_);
-    for (const auto &b : {cpu_.get(), gl_.get()})
-      if (b)
-        b->set_cache_capacity(capacity);
+    for (TrialEntrant &e : entrants_)
+      if (e.backend)
+        e.backend->set_cache_capacity(capacity);
   }
 
   // Once settled, the backend that runs pipelines its read-backs as it
@@ -78,9 +93,9 @@ class TrialBackend : public ConvertBackend {
   }
   void sync_stats() override {
     std::lock_guard lock(lock_);
-    for (const auto &b : {cpu_.get(), gl_.get()})
-      if (b)
-        b->sync_stats();
+    for (TrialEntrant &e : entrants_)
+      if (e.backend)
+        e.backend->sync_stats();
   }
 
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
@@ -92,36 +107,53 @@ class TrialBackend : public ConvertBackend {
   }
 
  private:
+  // What each entrant's model says now.
+  std::vector<Candidate> candidates() const {
+    std::vector<Candidate> c;
+    for (const TrialEntrant &e : entrants_)
+      c.push_back({e.entry->name, e.entry->cost(machine_, e.facts)});
+    return c;
+  }
+
   // The whole trial on the first frame, before it leaves: converted into
-  // `out` by the GL backend, and unless what that showed settles it, kWarmup
-  // then kTimed more times by each backend, in rounds of one each (whose
-  // order alternates, so that neither always finds the frame in caches the
-  // other warmed). `out` then holds the kept backend's conversion, so that
-  // every frame of the stream is that backend's: the two round and filter
-  // differently (by a few levels), and a model's input must not change with
-  // the backend that happened to convert it.
+  // `out` by the learner, and unless what that showed settles it, kWarmup
+  // then kTimed more times by each entrant still in question, in rounds of
+  // one each (whose order turns, so that none always finds the frame in
+  // caches another warmed). `out` then holds the kept backend's
+  // conversion, so that every frame of the stream is that backend's: they
+  // round and filter differently (by a few levels), and a model's input
+  // must not change with the backend that happened to convert it.
   Result<void> trial(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
                      const ConvertParams &params) {
-    const BackendStats before = gl_->stats();
-    if (auto first = timed(*gl_, in, layout, out, params); !first)
+    TrialEntrant &learner = entrants_[learner_];
+    const BackendStats before = learner.backend->stats();
+    if (auto first = timed(*learner.backend, in, layout, out, params); !first)
       return first.error();
-    const ConvertBackend *last = gl_.get();
-    if (!learn_imports(before)) {
-      std::array<double, kTimed> cpu_us{}, gl_us{};
-      for (unsigned round = 0; round < kWarmup + kTimed; ++round) {
-        ConvertBackend *order[2] = {gl_.get(), cpu_.get()};
-        if (round % 2)
-          std::swap(order[0], order[1]);
-        for (ConvertBackend *b : order) {
-          auto took = timed(*b, in, layout, out, params);
+    const ConvertBackend *last = learner.backend.get();
+    if (learner.entry->learn)
+      learner.entry->learn(before, learner.backend->stats(), learner.facts);
+    const std::vector<Candidate> now = candidates();
+    const Choice after = choose_backend(now);
+    if (after.timed.size() <= 1) {
+      settle(after.timed.empty() ? Choice{{learner_}, after.reason} : after);
+    } else {
+      const std::vector<size_t> &racing = after.timed;
+      std::vector<std::array<double, kTimed>> us(racing.size());
+      for (unsigned round = 0; round < kWarmup + kTimed; ++round)
+        for (size_t k = 0; k < racing.size(); ++k) {
+          const size_t slot = (k + round) % racing.size();
+          ConvertBackend &b = *entrants_[racing[slot]].backend;
+          auto took = timed(b, in, layout, out, params);
           if (!took)
             return took.error();
           if (round >= kWarmup)
-            (b == gl_.get() ? gl_us : cpu_us)[round - kWarmup] = *took;
-          last = b;
+            us[slot][round - kWarmup] = *took;
+          last = &b;
         }
-      }
-      settle(settle_trial(machine_, median(cpu_us), median(gl_us), kTimed, kWarmup));
+      std::vector<double> medians;
+      for (const auto &runs : us)
+        medians.push_back(median(runs));
+      settle(settle_trial(now, racing, medians, kTimed, kWarmup));
     }
     if (last == running_)
       return {};
@@ -131,8 +163,8 @@ class TrialBackend : public ConvertBackend {
   }
 
   // One conversion of `in` into `out`, complete (a read-back is waited for:
-  // its cost is the frame's, and the loser must hold no frame when it
-  // goes), and what it took in microseconds.
+  // its cost is the frame's, and the losers must hold no frame when they
+  // go), and what it took in microseconds.
   static Result<double> timed(ConvertBackend &backend, GstBuffer *in, const FrameLayout &layout,
                               GstBuffer *out, const ConvertParams &params) {
     const auto start = std::chrono::steady_clock::now();
@@ -146,27 +178,21 @@ class TrialBackend : public ConvertBackend {
     return took.count();
   }
 
-  // What the first GL frame copied tells whether the GPU imports each side;
-  // true when that alone decides.
-  bool learn_imports(const BackendStats &before) {
-    const BackendStats after = gl_->stats();
-    machine_.src = after.uploads > before.uploads ? Import::No : Import::Yes;
-    machine_.dst = after.readbacks > before.readbacks ? Import::No : Import::Yes;
-    const Choice c = choose_backend(machine_);
-    if (c.pick == Pick::Trial)
-      return false;
-    settle(c);
-    return true;
-  }
-
+  // Keeps choice.timed[0]; the others go, what they counted kept.
   void settle(const Choice &c) {
-    std::unique_ptr<ConvertBackend> loser;
+    std::vector<std::unique_ptr<ConvertBackend>> losers;
     {
       std::lock_guard lock(lock_);
-      const bool gl = c.pick == Pick::Gl;
-      running_ = gl ? gl_.get() : cpu_.get();
-      loser = std::move(gl ? cpu_ : gl_);
-      retired_ = retired_ + loser->stats();
+      for (size_t i = 0; i < entrants_.size(); ++i) {
+        if (i == c.timed[0]) {
+          running_ = entrants_[i].backend.get();
+          continue;
+        }
+        if (entrants_[i].backend) {
+          retired_ = retired_ + entrants_[i].backend->stats();
+          losers.push_back(std::move(entrants_[i].backend));
+        }
+      }
       reason_ = c.reason;
     }
     settled_ = true;
@@ -175,23 +201,22 @@ class TrialBackend : public ConvertBackend {
 
   GstElement *const element_;
   mutable std::mutex lock_;  // guards the backends' lifetimes, running_, reason_, retired_
-  std::unique_ptr<ConvertBackend> cpu_, gl_;
-  Machine machine_;
+  std::vector<TrialEntrant> entrants_;
+  const Machine machine_;
+  const size_t learner_;
   ConvertBackend *running_;
   std::string reason_;
-  BackendStats retired_;  // what the dropped backend counted
+  BackendStats retired_;  // what the dropped backends counted
   bool settled_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<ConvertBackend> make_trial_backend(GstElement *element,
-                                                   std::unique_ptr<ConvertBackend> cpu,
-                                                   std::unique_ptr<ConvertBackend> gl,
+                                                   std::vector<TrialEntrant> entrants,
                                                    const Machine &machine, std::string reason) {
   GST_INFO_OBJECT(element, "backend trial: %s", reason.c_str());
-  return std::make_unique<TrialBackend>(element, std::move(cpu), std::move(gl), machine,
-                                        std::move(reason));
+  return std::make_unique<TrialBackend>(element, std::move(entrants), machine, std::move(reason));
 }
 
 }  // namespace ef::gst

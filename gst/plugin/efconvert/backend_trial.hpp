@@ -1,26 +1,33 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // backend=auto where only timing can tell: the first frame is converted by
-// the GL backend, and what that shows (an upload, a readback) goes back to
-// the decision first, which may settle without timing; otherwise the same
-// frame is converted by both backends in turn, several times each, timed,
-// and the faster one kept. The first frame leaves as the kept backend's
-// conversion, as every later one does: one backend's frames all through a
-// stream.
+// the first entrant that learns from a frame (what its device copied: an
+// upload, a readback), and what that shows goes back to the cost models
+// first, which may settle without timing; otherwise the same frame is
+// converted by each entrant the models still cannot tell apart in turn,
+// several times each, timed, and the fastest one kept. The first frame
+// leaves as the kept backend's conversion, as every later one does: one
+// backend's frames all through a stream.
 #pragma once
 
 #include <gst/gst.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "backend.hpp"
-#include "backend_choice.hpp"
+#include "backend_registry.hpp"
 
 namespace ef::gst {
 
+struct TrialEntrant {
+  const BackendEntry *entry;
+  std::unique_ptr<ConvertBackend> backend;
+  Facts facts;  // what its entry observed
+};
+
+// Two entrants or more, in registry order.
 std::unique_ptr<ConvertBackend> make_trial_backend(GstElement *element,
-                                                   std::unique_ptr<ConvertBackend> cpu,
-                                                   std::unique_ptr<ConvertBackend> gl,
+                                                   std::vector<TrialEntrant> entrants,
                                                    const Machine &machine, std::string reason);
 
 }  // namespace ef::gst

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "backend_table.hpp"
+#include "backend_registry.hpp"
 #include "common/caps_filter.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/size_limits.hpp"
@@ -18,26 +18,24 @@ namespace ef::gst {
 
 namespace {
 
-constexpr const char *kFeatures[] = {GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
-                                     GST_CAPS_FEATURE_MEMORY_DMABUF,
-                                     // Spelt out: GstGL's headers are missing without GL.
-                                     "memory:GLMemory", "memory:GLBuffer",
-                                     // GstCuda's, which efconvert does not link.
-                                     "memory:CUDAMemory"};
-
 const char *feature_of(FrameMemory m) {
-  return kFeatures[unsigned(m)];
+  return memory_kind(m).feature;
+}
+
+// The kind of memory a structure with features `f` is in: the one it names,
+// else system memory.
+FrameMemory memory_in(GstCapsFeatures *f) {
+  for (const MemoryKind &kind : kMemoryKinds)
+    if (kind.memory != FrameMemory::System && f && gst_caps_features_contains(f, kind.feature))
+      return kind.memory;
+  return FrameMemory::System;
 }
 
 // The memories a structure with `f` may be in: one, or all for ANY.
 Memories memories_of(GstCapsFeatures *f) {
   if (f && gst_caps_features_is_any(f))
     return kAnyMemory;
-  for (FrameMemory m :
-       {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf, FrameMemory::Cuda})
-    if (f && gst_caps_features_contains(f, feature_of(m)))
-      return memory_bit(m);
-  return memory_bit(FrameMemory::System);
+  return memory_bit(memory_in(f));
 }
 
 // The names a string field holds (one, or a list), or nullopt for any: no
@@ -173,7 +171,10 @@ GstCaps *retarget_structure(GstCaps *out, const GstStructure *s, GstCapsFeatures
 // The tensors the tables make of the input structure `s` (with features
 // `f`), in system memory, then as GL buffers.
 GstCaps *append_tensors(GstCaps *out, const GstStructure *s, GstCapsFeatures *f) {
-  for (FrameMemory m : kTensorMemories) {
+  for (const MemoryKind &kind : kMemoryKinds) {
+    const FrameMemory m = kind.memory;
+    if (!kind.tensors)
+      continue;
     const auto types = union_of(
         rows_for(OutputKind::Tensor, memories_of(f), m, names_in(s, "format"), true), true);
     if (!types.empty())
@@ -195,7 +196,7 @@ std::vector<std::string> tensor_types(FrameMemory m) {
 
 std::string sink_template_caps() {
   std::string text;
-  for (FrameMemory m : kMemories)
+  for (FrameMemory m : frame_memories())
     if (const auto formats = inputs_in(m); !formats.empty())
       text += (text.empty() ? "" : ";") + template_text(m, formats, true);
   return text;
@@ -203,10 +204,10 @@ std::string sink_template_caps() {
 
 std::string src_template_caps() {
   std::string text;
-  for (FrameMemory m : kMemories)
+  for (FrameMemory m : frame_memories())
     if (const auto formats = images_out_in(m); !formats.empty())
       text += (text.empty() ? "" : ";") + template_text(m, formats, false);
-  for (FrameMemory m : kTensorMemories)
+  for (FrameMemory m : tensor_memories())
     if (const auto types = tensor_types(m); !types.empty())
       text += std::string(";") + kTensorsMedia + "(" + feature_of(m) +
               "), format=(string)static, num_tensors=(int)1, types=(string)" + caps_list(types) +
@@ -218,7 +219,7 @@ std::string src_pad_caps() {
   std::string text = src_template_caps();
   // attach-tensor: frames go out as they came, where a backend makes
   // tensors of them.
-  for (FrameMemory m : kMemories)
+  for (FrameMemory m : frame_memories())
     if (const auto formats = union_of(
             [&](const Production &row) {
               return row.kind == OutputKind::Tensor && (row.in & memory_bit(m));
@@ -241,7 +242,7 @@ const DrmSupport &drm_out() {
 GstCaps *retarget_caps(GstPadDirection direction, GstCaps *caps, GstCaps *filter) {
   const bool to_src = direction == GST_PAD_SINK;
   GstCaps *result = gst_caps_new_empty();
-  for (FrameMemory m : kMemories)
+  for (FrameMemory m : frame_memories())
     for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
       const GstStructure *s = gst_caps_get_structure(caps, i);
       GstCapsFeatures *f = gst_caps_get_features(caps, i);
@@ -357,7 +358,7 @@ std::string unread_formats(GstCaps *caps) {
       continue;
     for (const std::string &name : *names) {
       bool read = false;
-      for (FrameMemory m : kMemories)
+      for (FrameMemory m : frame_memories())
         if (memories & memory_bit(m)) {
           const auto inputs = inputs_in(m);
           read = read || std::find(inputs.begin(), inputs.end(), name) != inputs.end();
@@ -382,7 +383,7 @@ bool reads_none_of(GstCaps *caps) {
     const auto names = names_in(s, "format");
     if (!gst_structure_has_name(s, "video/x-raw") || !names || names->empty())
       return false;
-    for (FrameMemory m : kMemories)
+    for (FrameMemory m : frame_memories())
       if (any_of_in(names, inputs_in(m)))
         return false;
   }
@@ -438,29 +439,8 @@ GstCaps *without_memory(GstCaps *caps, FrameMemory m) {
   return caps;
 }
 
-bool is_gl_caps(GstCaps *caps) {
-  const FrameMemory m = memory_of(caps);
-  return m == FrameMemory::Gl || m == FrameMemory::GlBuffer;
-}
-
-bool names_gl_memory(GstCaps *caps) {
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    GstCapsFeatures *f = gst_caps_get_features(caps, i);
-    if (f && (gst_caps_features_is_any(f) ||
-              gst_caps_features_contains(f, feature_of(FrameMemory::Gl)) ||
-              gst_caps_features_contains(f, feature_of(FrameMemory::GlBuffer))))
-      return true;
-  }
-  return false;
-}
-
 FrameMemory memory_of(GstCaps *caps) {
-  GstCapsFeatures *f = gst_caps_get_features(caps, 0);
-  for (FrameMemory m :
-       {FrameMemory::Gl, FrameMemory::GlBuffer, FrameMemory::DmaBuf, FrameMemory::Cuda})
-    if (f && gst_caps_features_contains(f, feature_of(m)))
-      return m;
-  return FrameMemory::System;
+  return memory_in(gst_caps_get_features(caps, 0));
 }
 
 }  // namespace ef::gst

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "backend_choice.hpp"
 #include "common/dma_drm_caps.hpp"
+#include "memory_kinds.hpp"
 #include "output_spec.hpp"
 #include "tensor_settings.hpp"
 
@@ -79,11 +79,7 @@ bool reads_none_of(GstCaps *caps);
 // makes some of it.
 std::string refused_output_message(GstElement *element, GstCaps *downstream);
 
-// GL memory of either kind: textures (frames) or buffer objects (tensors).
-bool is_gl_caps(GstCaps *caps);
+// The memory of the first structure of `caps`.
 FrameMemory memory_of(GstCaps *caps);
-// Whether any structure of `caps` (not fixed: a neighbour's) is GL memory
-// of either kind, or has any features.
-bool names_gl_memory(GstCaps *caps);
 
 }  // namespace ef::gst

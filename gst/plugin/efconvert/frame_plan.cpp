@@ -2,7 +2,6 @@
 #include "frame_plan.hpp"
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 namespace ef::gst {
@@ -27,7 +26,7 @@ GstVideoOrientationMethod effective_direction(const Settings &settings) {
                                                           : settings.direction;
 }
 
-Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings) {
+Result<ConvertParams> plan_frame(const Stream &s, GstBuffer *in, const Settings &settings) {
   auto plan = plan_conversion(GST_VIDEO_INFO_WIDTH(&s.in_info), GST_VIDEO_INFO_HEIGHT(&s.in_info),
                               frame_crop(in, s.in_info, settings), s.out.width(), s.out.height(),
                               settings.letterbox, effective_direction(settings));
@@ -47,8 +46,6 @@ Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings 
       return Error{EINVAL, "Invalid tensor settings: " + why};
     plan->norm = tensor_norm_of(settings.tensor);
   }
-  std::lock_guard lock(s.lock);
-  s.last_plan = *plan;
   return plan;
 }
 

@@ -7,7 +7,8 @@
 #include <gst/video/video.h>
 
 #include "convert_params.hpp"
-#include "convert_state.hpp"
+#include "settings.hpp"
+#include "stream.hpp"
 #include "ef/result.hpp"
 
 namespace ef::gst {
@@ -15,9 +16,9 @@ namespace ef::gst {
 // video-direction=auto follows the stream's orientation tag.
 GstVideoOrientationMethod effective_direction(const Settings &settings);
 
-// The plan for `in`, kept as s.last_plan (the letterbox-* properties read
-// it). EINVAL for a crop with no pixels or outside the frame, and for tensor
-// settings the negotiated tensor cannot take.
-Result<ConvertParams> plan_frame(ConvertState &s, GstBuffer *in, const Settings &settings);
+// The plan for `in` of `stream`. EINVAL for a crop with no pixels or
+// outside the frame, and for tensor settings the negotiated tensor cannot
+// take.
+Result<ConvertParams> plan_frame(const Stream &stream, GstBuffer *in, const Settings &settings);
 
 }  // namespace ef::gst

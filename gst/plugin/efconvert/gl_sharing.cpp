@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "common/gst_ptr.hpp"
-#include "convert_caps.hpp"
-#include "convert_state.hpp"
+#include "memory_kinds.hpp"
 
+GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 
 namespace ef::gst {
@@ -49,16 +49,18 @@ bool neighbour_may_carry_gl(GstElement *element, const char *pad_name) {
   if (!pad || !gst_pad_is_linked(pad.get()))
     return true;
   CapsPtr caps(gst_pad_peer_query_caps(pad.get(), nullptr));
-  return names_gl_memory(caps.get()) || (GST_PAD_IS_SINK(pad.get()) && gst_caps_is_any(caps.get()));
+  return names_memory(caps.get(),
+                      memory_bit(FrameMemory::Gl) | memory_bit(FrameMemory::GlBuffer)) ||
+         (GST_PAD_IS_SINK(pad.get()) && gst_caps_is_any(caps.get()));
 }
 
 // Why the display is opened at NULL -> READY, where caps are not known
 // yet: a GL path may come (gl_sharing.hpp). nullptr where none can: a
 // pipeline of system-memory neighbours opens no GL at all unless
 // backend=auto finds a GPU when caps are set (backend_select).
-const char *display_wanted(GstElement *element, GstEfConvertBackend backend, const Early &when) {
-  if (backend == GST_EF_CONVERT_BACKEND_GL)
-    return "backend=gl";
+const char *display_wanted(GstElement *element, bool surely, const Early &when) {
+  if (surely)
+    return "the backend asked for converts on GL";
   if (when.forced)
     return "EF_GL_EARLY";
   if (when.contexts > 0)
@@ -72,41 +74,33 @@ const char *display_wanted(GstElement *element, GstEfConvertBackend backend, con
 
 }  // namespace
 
-void share_gl_early(GstElement *element, ConvertState &s, GstStateChange transition) {
+void share_gl_early(GstElement *element, ElementGlContext &gl, GstStateChange transition,
+                    unsigned gl_contexts, bool surely) {
   if (transition != GST_STATE_CHANGE_NULL_TO_READY &&
       transition != GST_STATE_CHANGE_READY_TO_PAUSED)
     return;
-  unsigned gl_contexts;
-  GstEfConvertBackend backend;
-  {
-    std::lock_guard lock(s.lock);
-    if (s.settings.backend == GST_EF_CONVERT_BACKEND_CPU)
-      return;
-    gl_contexts = s.settings.gl_contexts;
-    backend = s.settings.backend;
-  }
   const Early when = early(gl_contexts);
   if (!when.display)
     return;
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    const char *why = display_wanted(element, backend, when);
+    const char *why = display_wanted(element, surely, when);
     if (!why) {
       GST_INFO_OBJECT(element, "no GL display at NULL -> READY: no neighbour carries GL memory");
       return;
     }
     // Failures are not the state change's: without GL, backend=auto runs
     // on the CPU and backend=gl says why when caps are set.
-    if (!s.gl.ensure_display(element))
+    if (!gl.ensure_display(element))
       GST_INFO_OBJECT(element, "no GL display to share with the pipeline (%s)", why);
   }
   // A context kept from an earlier run under another gl-contexts (the
   // backend that used it went at PAUSED -> READY) is taken anew.
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
-    s.gl.retake_unless(when.contexts);
+    gl.retake_unless(when.contexts);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && when.contexts > 0) {
-    if (auto context = s.gl.ensure(element, when.contexts))
+    if (auto context = gl.ensure(element, when.contexts))
       GST_INFO_OBJECT(element, "GL context %" GST_PTR_FORMAT " (%s), gl-contexts %u%s", *context,
-                      s.gl.taken().c_str(), when.contexts,
+                      gl.taken().c_str(), when.contexts,
                       gl_contexts != when.contexts ? " (EF_GL_EARLY)" : "");
     else
       GST_INFO_OBJECT(element, "no GL context to share: %s", context.error().message.c_str());

@@ -9,16 +9,17 @@
 // display at NULL -> READY, which the application's thread does element
 // after element, sinks first, and announce it to the pipeline as a
 // GstContext: an element that looks later is given it. efconvert does the
-// same where a GL path may come (backend=gl, gl-contexts >= 1, EF_GL_EARLY,
-// or a neighbour whose caps may carry GL memory: caps are not known yet at
-// NULL -> READY, so the peers are asked; upstream not linked yet counts, as
-// decodebin's decoder comes later): every decoder upstream then finds that
-// display, as when the application sets one on the pipeline. Never with
-// backend=cpu, nor between system-memory neighbours: opening a display on
-// a headless machine prints libwayland's XDG_RUNTIME_DIR error, and
-// gst-launch prints its announcement, for a pipeline that needs no GL
-// (backend=auto opens it at caps time where the machine has a GPU,
-// backend_select's gl_left_closed).
+// same where a GL path may come (the backend asked for converts on GL,
+// gl-contexts >= 1, EF_GL_EARLY, or, where a backend that needs GL may
+// run, a neighbour whose caps may carry GL memory: caps are not known yet
+// at NULL -> READY, so the peers are asked; upstream not linked yet counts,
+// as decodebin's decoder comes later): every decoder upstream then finds
+// that display, as when the application sets one on the pipeline. Never
+// where no backend the `backend` setting allows needs GL (backend=cpu),
+// nor between system-memory neighbours: opening a display on a headless
+// machine prints libwayland's XDG_RUNTIME_DIR error, and gst-launch prints
+// its announcement, for a pipeline that needs no GL (backend=auto opens it
+// at caps time where the machine has a GPU: the GL backend's entry).
 //
 // gl-contexts = K >= 1 makes (or takes) efconvert's GL context too, at
 // READY -> PAUSED (before its upstream starts: a bin changes its sinks
@@ -45,11 +46,14 @@
 
 #include <gst/gst.h>
 
+#include "common/gl_context.hpp"
+
 namespace ef::gst {
 
-struct ConvertState;
-
-// From efconvert's change_state, before the parent class's.
-void share_gl_early(GstElement *element, ConvertState &state, GstStateChange transition);
+// From efconvert's change_state (the GL device's hook), before the parent
+// class's, where a backend that needs GL may run; `surely`: the backend
+// asked for converts on GL (backend=gl), whatever the neighbours carry.
+void share_gl_early(GstElement *element, ElementGlContext &gl, GstStateChange transition,
+                    unsigned gl_contexts, bool surely);
 
 }  // namespace ef::gst

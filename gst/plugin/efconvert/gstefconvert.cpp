@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efconvert: colour conversion, scaling, letterbox, crop and turns into
 // model-ready frames in one pass. See docs/ARCHITECTURE.md, "efconvert".
-// This file is the GObject and GstBaseTransform glue; what it calls is in
-// convert_caps, backend_select, frame_plan, output_pool and held_outputs.
+// This file is the GObject and GstBaseTransform glue, its properties and
+// the frame path; what it calls is in convert_caps, backend_select (the
+// backends' registry), frame_plan, output_pool and held_outputs. It names
+// no backend: what it asks of them goes through their registry entries and
+// the devices they need (device.hpp).
 #include "gstefconvert.h"
 
 #include <gst/ef/gstef.h>
@@ -14,11 +17,8 @@
 #include <utility>
 
 #include "backend.hpp"
+#include "backend_registry.hpp"
 #include "backend_select.hpp"
-#ifdef EF_HAVE_GSTGL
-#include "common/gl_context.hpp"
-#include "gl_sharing.hpp"
-#endif
 #include "common/cache_capacity.hpp"
 #include "common/dma_drm_caps.hpp"
 #include "common/element_stats.hpp"
@@ -41,9 +41,6 @@
 #include "output_pool.hpp"
 #include "settings_check.hpp"
 #include "tensor_caps.hpp"
-#ifdef EF_HAVE_GSTGL
-#include "gl/gl_tensor_pool.hpp"
-#endif
 #include "tensor_metas.hpp"
 
 GST_DEBUG_CATEGORY(gst_ef_convert_debug);
@@ -86,10 +83,7 @@ constexpr guint PROP_GL_CONTEXTS = PROP_GPU_TIMING + 1;
 constexpr guint PROP_KEEP_BORDERS = PROP_GL_CONTEXTS + 1;
 constexpr const char *kDefaultTensorId = "input";
 constexpr guint kMaxReadbackDepth = 4;
-constexpr guint kMaxGlContexts = 64;
-#ifdef EF_HAVE_GSTGL
-static_assert(kMaxGlContexts == ef::gst::kMaxGlContextPool);
-#endif
+constexpr guint kMaxGlContexts = kMaxGlContextsSetting;
 
 }  // namespace
 
@@ -107,21 +101,6 @@ G_DEFINE_TYPE_WITH_CODE(GstEfConvert, gst_ef_convert, GST_TYPE_BASE_TRANSFORM,
                         GST_DEBUG_CATEGORY_INIT(gst_ef_convert_debug, "efconvert", 0,
                                                 "ef convert, scale and letterbox"))
 GST_ELEMENT_REGISTER_DEFINE(efconvert, "efconvert", GST_RANK_NONE, GST_TYPE_EF_CONVERT)
-
-GType gst_ef_convert_backend_get_type(void) {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_EF_CONVERT_BACKEND_AUTO, "The faster for the caps on this machine", "auto"},
-      {GST_EF_CONVERT_BACKEND_GL, "One shader pass (GstGL)", "gl"},
-      {GST_EF_CONVERT_BACKEND_CPU, "Fused libyuv pass on the CPU", "cpu"},
-      {GST_EF_CONVERT_BACKEND_CUDA,
-       "One CUDA kernel on the frame's own CUDA context (frames in CUDA memory)", "cuda"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstEfConvertBackend", values));
-  return type;
-}
 
 GType gst_ef_convert_method_get_type(void) {
   static GType type = 0;
@@ -176,12 +155,23 @@ ConvertState &state_of(gpointer self) {
   return *GST_EF_CONVERT(self)->state;
 }
 
+// The running backend, or null (the streaming thread, or under stream_lock).
+ConvertBackend *backend_of(ConvertState &s) {
+  return s.stream ? s.stream->backend.get() : nullptr;
+}
+
+// Whether set_caps made a stream (any thread).
+bool has_stream(ConvertState &s) {
+  std::lock_guard lock(s.stream_lock);
+  return s.stream.has_value();
+}
+
 // The counters the backends and the bad-frame rule keep themselves.
 void derive_counters(ConvertState &s, ConvertStats::Values &v) {
   BackendStats b;
   {
-    std::lock_guard lock(s.lock);
-    b = s.retired + (s.backend ? s.backend->stats() : BackendStats{});
+    std::lock_guard lock(s.stream_lock);
+    b = s.retired + (backend_of(s) ? backend_of(s)->stats() : BackendStats{});
   }
   v[kSrcHits] = b.src_hits;
   v[kSrcMisses] = b.src_misses;
@@ -211,15 +201,16 @@ guint readback_depth(ConvertState &s) {
   return s.settings.readback_depth;
 }
 
-// Replaces the backend, keeping what the old one counted.
-void replace_backend(ConvertState &s, std::unique_ptr<ConvertBackend> next) {
-  std::unique_ptr<ConvertBackend> old;
+// Replaces the stream (with none: drops it), keeping what its backend
+// counted. The old one goes outside the lock.
+void replace_stream(ConvertState &s, std::optional<Stream> next) {
+  std::optional<Stream> old;
   {
-    std::lock_guard lock(s.lock);
-    if (s.backend)
-      s.retired = s.retired + s.backend->stats();
-    old = std::move(s.backend);
-    s.backend = std::move(next);
+    std::lock_guard lock(s.stream_lock);
+    if (backend_of(s))
+      s.retired = s.retired + backend_of(s)->stats();
+    old = std::move(s.stream);
+    s.stream = std::move(next);
   }
 }
 
@@ -232,7 +223,7 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection 
                                        GstCaps *caps, GstCaps *filter) {
   ConvertState &s = state_of(trans);
   bool attach;
-  GstEfConvertBackend backend;
+  int backend;
   {
     std::lock_guard lock(s.lock);
     attach = s.attach != nullptr;
@@ -242,16 +233,17 @@ GstCaps *gst_ef_convert_transform_caps(GstBaseTransform *trans, GstPadDirection 
   if (attach)
     return apply_caps_filter(gst_caps_ref(caps), filter);
   GstCaps *other = retarget_caps(direction, caps, filter);
-  // backend=cpu or gl reads no CUDA memory: not offered upstream, where
-  // NVDEC's decoders take CUDA memory wherever it is allowed and would hand
-  // these backends frames they refuse. Under auto it is, GL-memory outputs
-  // included: the CUDA backend on the decoder's own frames, one GL context
-  // per element, beats the GL backend on the decoder's GL frames (16
-  // streams on an H200, run18: 3,010 frames/s against 1,700).
-  const bool no_cuda =
-      backend == GST_EF_CONVERT_BACKEND_CPU || backend == GST_EF_CONVERT_BACKEND_GL;
-  if (direction == GST_PAD_SRC && no_cuda)
-    other = without_memory(other, FrameMemory::Cuda);
+  // A memory that producers take wherever it is allowed (NVDEC's decoders,
+  // CUDA memory) is offered upstream only where a backend the setting
+  // allows reads it: they would hand the others frames they refuse. Under
+  // auto it is, GL-memory outputs included: the CUDA backend on the
+  // decoder's own frames, one GL context per element, beats the GL backend
+  // on the decoder's GL frames (16 streams on an H200, run18: 3,010
+  // frames/s against 1,700).
+  if (direction == GST_PAD_SRC)
+    for (const MemoryKind &kind : kMemoryKinds)
+      if (kind.only_to_readers && !read_by_allowed(backend, kind.memory))
+        other = without_memory(other, kind.memory);
   return other;
 }
 
@@ -312,7 +304,7 @@ GstCaps *gst_ef_convert_fixate_caps(GstBaseTransform *trans, GstPadDirection dir
 // Held outputs go before any serialized event (held_outputs).
 void drain_held(GstEfConvert *self) {
   ConvertState &s = state_of(self);
-  s.held.drain(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), s.backend.get(), s.errors);
+  s.held.drain(GST_ELEMENT(self), GST_BASE_TRANSFORM_SRC_PAD(self), backend_of(s), s.errors);
 }
 
 // The outputs held when the element left PLAYING, pushed so that the sink
@@ -329,11 +321,27 @@ void drain_after_playing(GstElement *element) {
   GST_PAD_STREAM_UNLOCK(sink);
 }
 
+// How much the `backend` setting calls for a device of `type`.
+DeviceNeed need_of(const DeviceType &type, int backend) {
+  DeviceNeed need = DeviceNeed::None;
+  for (const BackendEntry *e : allowed_backends(backend))
+    if (e->device == &type)
+      need = backend != kAutoBackend && e->device_always ? DeviceNeed::Surely : DeviceNeed::Maybe;
+  return need;
+}
+
+// Each device's hook, told how much the settings call for it (gl_sharing:
+// GL's display found early).
+void devices_change_state(GstElement *element, ConvertState &s, GstStateChange transition) {
+  const BackendSettings settings = backend_settings(copy_settings(s));
+  s.devices.each([&](const DeviceType &type, Device &device) {
+    device.change_state(element, transition, settings, need_of(type, settings.backend));
+  });
+}
+
 GstStateChangeReturn gst_ef_convert_change_state(GstElement *element, GstStateChange transition) {
   HeldOutputs &held = state_of(element).held;
-#ifdef EF_HAVE_GSTGL
-  share_gl_early(element, state_of(element), transition);
-#endif
+  devices_change_state(element, state_of(element), transition);
   if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
     held.left_playing([element] { drain_after_playing(element); });
   const GstStateChangeReturn ret =
@@ -351,8 +359,10 @@ static gboolean configure_caps(GstEfConvert *self, const Settings &settings, Gst
                                GstCaps *outcaps) {
   GstBaseTransform *trans = GST_BASE_TRANSFORM(self);
   ConvertState &s = state_of(self);
+  const BackendSettings backends = backend_settings(settings);
+  const BackendContext ctx{GST_ELEMENT(self), backends, s.devices};
   // Sizes are checked before any GstVideoInfo, which cannot describe the largest.
-  const SizeLimit limit = size_limit(GST_ELEMENT(self), s, settings, incaps, outcaps);
+  const SizeLimit limit = size_limit(ctx, incaps, outcaps);
   for (GstCaps *caps : {incaps, outcaps})
     if (const std::string problem = size_problem(caps, limit); !problem.empty())
       return refuse_caps(GST_ELEMENT(self), problem, caps);
@@ -387,23 +397,24 @@ static gboolean configure_caps(GstEfConvert *self, const Settings &settings, Gst
     std::lock_guard lock(s.lock);
     s.shape = shape;
   }
-  s.in_info = caps->in;
-  s.out = caps->out;
-  auto backend = make_backend(GST_ELEMENT(self), s, settings, incaps, made.get());
-  if (!backend)
+  Stream stream{caps->in, caps->out, nullptr, nullptr, ""};
+  Selected selected = make_backend(ctx, stream.in_info, stream.out, incaps, made.get());
+  if (!selected.backend)
     return FALSE;
-  replace_backend(s, std::move(backend));
-  s.attach_pool.reset(attached ? make_tensor_pool(GST_ELEMENT(self), s.out.tensor()->size())
-                               : nullptr);
-  if (attached && !s.attach_pool)
+  stream.backend = std::move(selected.backend);
+  stream.reason = std::move(selected.reason);
+  stream.attach_pool.reset(
+      attached ? make_tensor_pool(GST_ELEMENT(self), stream.out.tensor()->size()) : nullptr);
+  if (attached && !stream.attach_pool)
     return FALSE;
-  gst_base_transform_set_in_place(trans, attached != nullptr);
-  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&s.in_info), s.out.describe().c_str(),
-                  s.backend->name());
+  GST_INFO_OBJECT(self, "%s -> %s on %s", GST_VIDEO_INFO_NAME(&stream.in_info),
+                  stream.out.describe().c_str(), stream.backend->name());
   // NNStreamer lists the innermost dimension first: 3:640:640:1 is NHWC,
   // not PyTorch's (1,3,640,640). Said in both orders.
-  if (const TensorSpec *tensor = s.out.tensor())
+  if (const TensorSpec *tensor = stream.out.tensor())
     GST_INFO_OBJECT(self, "negotiated %s", layout_text(*tensor).c_str());
+  replace_stream(s, std::move(stream));
+  gst_base_transform_set_in_place(trans, attached != nullptr);
   return TRUE;
 }
 
@@ -438,47 +449,29 @@ gboolean gst_ef_convert_propose_allocation(GstBaseTransform *trans, GstQuery *de
 }
 
 // Output buffers: a downstream pool when one is offered, else our own pool
-// of fd-backed memory (memfd, or a dma-buf heap where one exists); GL
-// textures when downstream asked for GL memory.
+// of fd-backed memory (memfd, or a dma-buf heap where one exists); in a
+// device's memory (GL textures, GL buffers), that device's pool.
 gboolean gst_ef_convert_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
   ConvertState &s = state_of(trans);
-  ObjectPtr<GstAllocator> preferred;
-  {
-    std::lock_guard lock(s.lock);
-    if (s.backend)
-      preferred.reset(s.backend->output_allocator());
-  }
-  if (const TensorSpec *tensor = s.out.tensor()) {
-#ifdef EF_HAVE_GSTGL
-    if (caps && is_gl_caps(caps)) {  // GL buffers, which stay on the GPU
-      auto context = s.gl.ensure(GST_ELEMENT(trans));
-      if (!context) {
-        GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()),
-                          (nullptr));
-        return FALSE;
-      }
-      return decide_gl_tensor_pool(GST_ELEMENT(trans), *context, query, caps, tensor->size());
-    }
-#endif
+  if (!s.stream)  // no caps set yet: nothing of ours to offer
+    return GST_BASE_TRANSFORM_CLASS(parent_class)->decide_allocation(trans, query);
+  const Stream &stream = *s.stream;
+  ObjectPtr<GstAllocator> preferred(stream.backend->output_allocator());
+  Device *device = caps ? s.devices.owner_of(memory_of(caps)) : nullptr;
+  if (const TensorSpec *tensor = stream.out.tensor()) {
+    if (device)
+      return device->decide_allocation(GST_ELEMENT(trans), query, caps, nullptr, tensor->size());
     return decide_tensor_pool(GST_ELEMENT(trans), query, caps, tensor->size(), readback_depth(s),
                               preferred.get());
   }
   auto parsed = caps ? parse_video_caps(caps) : Result<VideoCaps>(Error{EINVAL, "no caps"});
   if (!parsed)
     return FALSE;
-#ifdef EF_HAVE_GSTGL
-  if (is_gl_caps(caps)) {
-    auto context = state_of(trans).gl.ensure(GST_ELEMENT(trans));
-    if (!context) {
-      GST_ELEMENT_ERROR(trans, RESOURCE, FAILED, ("%s", context.error().message.c_str()),
-                        (nullptr));
-      return FALSE;
-    }
-    return decide_gl_output_pool(GST_ELEMENT(trans), *context, query, caps, parsed->info);
-  }
-#endif
+  if (device)
+    return device->decide_allocation(GST_ELEMENT(trans), query, caps, &parsed->info,
+                                     parsed->info.size);
   return decide_output_pool(GST_ELEMENT(trans), query, caps, *parsed, readback_depth(s),
                             preferred.get());
 }
@@ -489,17 +482,22 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
                             ConvertParams &plan) {
   ConvertState &s = state_of(self);
   GstElement *element = GST_ELEMENT(self);
-  auto layout = locate_planes(in, s.in_info);
+  if (!s.stream)
+    return GST_FLOW_NOT_NEGOTIATED;
+  const Stream &stream = *s.stream;
+  ConvertBackend &backend = *stream.backend;
+  auto layout = locate_planes(in, stream.in_info);
   if (!layout)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Invalid input frame: " + layout.error().message);
   if (auto fds = check_frame_fds(in, *layout); !fds)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
                         "Cannot read the input frame: " + fds.error().message);
-  if (const std::string interlaced = frame_interlace_problem(s.in_info, in); !interlaced.empty())
+  if (const std::string interlaced = frame_interlace_problem(stream.in_info, in);
+      !interlaced.empty())
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, interlaced);
   settings = copy_settings(s);  // once per frame
-  auto params = plan_frame(s, in, settings);
+  auto params = plan_frame(stream, in, settings);
   if (!params) {
     // Settings are checked when set and at negotiation: what is left is a
     // crop beyond the frame's own crop meta. A setting, not a bad frame.
@@ -508,15 +506,19 @@ GstFlowReturn convert_frame(GstEfConvert *self, GstBuffer *in, GstBuffer *out, S
     return GST_FLOW_ERROR;
   }
   // A frame that cannot be read (unmappable memory, a closed fd) fails here.
-  const size_t flying = s.backend->in_flight();
-  auto done = s.backend->convert(in, *layout, out, *params);
-  s.held.set_last_in_flight(s.backend->in_flight() > flying);
+  {
+    std::lock_guard lock(s.stream_lock);
+    s.last_plan = *params;
+  }
+  const size_t flying = backend.in_flight();
+  auto done = backend.convert(in, *layout, out, *params);
+  s.held.set_last_in_flight(backend.in_flight() > flying);
   if (!done)
     return refuse_frame(element, s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                         "Conversion failed: " + done.error().message,
-                        std::string("backend ") + s.backend->name());
+                        std::string("backend ") + backend.name());
   s.errors.good_frame();
-  s.ignored.check(element, settings, *s.backend);
+  s.ignored.check(element, settings, backend);
   s.stats.add(kFrames);
   plan = *params;
   return GST_FLOW_OK;
@@ -532,7 +534,7 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
   const ConvertParams *params = &plan;
   if (!describe_output(out, *params))
     GST_LOG_OBJECT(self, "output carries no identity");
-  if (const TensorSpec *tensor = s.out.tensor())
+  if (const TensorSpec *tensor = s.stream->out.tensor())
     add_tensor_meta(out, *tensor, settings.tensor.id);
   return GST_FLOW_OK;
 }
@@ -542,10 +544,11 @@ GstFlowReturn gst_ef_convert_transform(GstBaseTransform *trans, GstBuffer *in, G
 GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *frame) {
   auto *self = GST_EF_CONVERT(trans);
   ConvertState &s = state_of(self);
-  const TensorSpec *spec = s.out.tensor();
+  const TensorSpec *spec = s.stream ? s.stream->out.tensor() : nullptr;
   GstBuffer *tensor = nullptr;
-  if (!spec || !s.attach_pool ||
-      gst_buffer_pool_acquire_buffer(s.attach_pool.get(), &tensor, nullptr) != GST_FLOW_OK) {
+  if (!spec || !s.stream->attach_pool ||
+      gst_buffer_pool_acquire_buffer(s.stream->attach_pool.get(), &tensor, nullptr) !=
+          GST_FLOW_OK) {
     GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("No tensor buffer to attach"), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -557,11 +560,12 @@ GstFlowReturn gst_ef_convert_transform_ip(GstBaseTransform *trans, GstBuffer *fr
   // The tensor rides on the frame: its read-back (GL) completes before
   // the frame goes, which the backend holds until then.
   s.held.set_last_in_flight(false);
-  while (s.backend->in_flight() > 0)
-    if (auto done = s.backend->complete_oldest(); !done)
+  ConvertBackend &backend = *s.stream->backend;
+  while (backend.in_flight() > 0)
+    if (auto done = backend.complete_oldest(); !done)
       return refuse_frame(GST_ELEMENT(self), s.errors, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                           "Read-back failed: " + done.error().message,
-                          std::string("backend ") + s.backend->name());
+                          std::string("backend ") + backend.name());
   describe_output(tensor, plan);
   add_tensor_meta(tensor, *spec, settings.tensor.id);
   attach_tensor(frame, tensor, *spec, settings.tensor.id);
@@ -580,7 +584,7 @@ GstFlowReturn gst_ef_convert_submit_input_buffer(GstBaseTransform *trans, gboole
   bool remake;
   {
     std::lock_guard lock(s.lock);
-    remake = std::exchange(s.remake, false) && s.backend;
+    remake = std::exchange(s.remake, false) && s.stream;
   }
   if (remake) {
     CapsPtr in(gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans)));
@@ -601,7 +605,7 @@ GstFlowReturn gst_ef_convert_generate_output(GstBaseTransform *trans, GstBuffer 
   const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(parent_class)->generate_output(trans, outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
-  return s.held.pass(GST_ELEMENT(trans), s.backend.get(), s.errors, readback_depth(s), outbuf);
+  return s.held.pass(GST_ELEMENT(trans), backend_of(s), s.errors, readback_depth(s), outbuf);
 }
 
 // Metas describing the input's geometry or bytes do not describe the output.
@@ -615,12 +619,12 @@ gboolean gst_ef_convert_transform_meta(GstBaseTransform *, GstBuffer *, GstMeta 
 gboolean gst_ef_convert_sink_event(GstBaseTransform *trans, GstEvent *event) {
   ConvertState &s = state_of(trans);
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
-    s.held.drop(s.backend.get());
+    s.held.drop(backend_of(s));
   else if (guint(GST_EVENT_TYPE(event)) & guint(GST_EVENT_TYPE_SERIALIZED))
     drain_held(GST_EF_CONVERT(trans));
   if (GST_EVENT_TYPE(event) == GST_EVENT_EOS) {
-    if (s.backend)
-      s.backend->sync_stats();
+    if (ConvertBackend *backend = backend_of(s))
+      backend->sync_stats();
     s.stats.post(GST_ELEMENT(trans));
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
     GstTagList *tags;
@@ -648,52 +652,52 @@ gboolean gst_ef_convert_stop(GstBaseTransform *trans) {
   s.refusals.stop();
   forget_sayings(GST_ELEMENT(trans));
   s.ignored.forget();
-  s.held.drop(s.backend.get());
-  replace_backend(s, nullptr);
-  gst_video_info_init(&s.in_info);
-  s.out = OutputSpec();
+  s.held.drop(backend_of(s));
+  if (s.stream && s.stream->attach_pool)
+    gst_buffer_pool_set_active(s.stream->attach_pool.get(), FALSE);
+  replace_stream(s, std::nullopt);
   s.refused.forget();
   {
     std::lock_guard lock(s.lock);
     s.shape = StreamShape();
     s.remake = false;
   }
-  if (s.attach_pool)
-    gst_buffer_pool_set_active(s.attach_pool.get(), FALSE);
-  s.attach_pool.reset();
   s.errors.reset();
   return TRUE;
 }
 
-#ifdef EF_HAVE_GSTGL
 void gst_ef_convert_set_context(GstElement *element, GstContext *context) {
-  state_of(element).gl.set_context(element, context);
+  state_of(element).devices.each(
+      [&](const DeviceType &, Device &device) { device.set_context(element, context); });
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
-#endif
-
 // Upstream's latency plus, with a pipelined read-back, the frames an output
 // may be held: readback-depth frame durations. Unknown without a frame rate
-// (nothing added, logged); a GL-memory output and the CPU backend never
-// read back.
+// (nothing added, logged); outputs that are not plain memory, and backends
+// whose entries do not pipeline read-backs, are never held.
 gboolean answer_latency(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
   if (!GST_BASE_TRANSFORM_CLASS(parent_class)->query(trans, direction, query))
     return FALSE;
   ConvertState &s = state_of(trans);
   const guint depth = readback_depth(s);
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(trans));
-  const bool gl_out = caps && is_gl_caps(caps);
+  const bool plain_out = !caps || memory_kind(memory_of(caps)).plain;
   if (caps)
     gst_caps_unref(caps);
-  bool reads_back;  // only the GL backend reads back (the CPU writes in place)
+  bool reads_back = false;
+  gint fps_n = 0, fps_d = 0;
   {
-    std::lock_guard lock(s.lock);
-    reads_back = s.backend && std::string(s.backend->name()) == "gl";
+    std::lock_guard lock(s.stream_lock);
+    if (const ConvertBackend *backend = backend_of(s)) {
+      const BackendEntry *entry = backend_named(backend->name());
+      reads_back = entry && entry->pipelines_readbacks;
+      fps_n = GST_VIDEO_INFO_FPS_N(&s.stream->in_info);
+      fps_d = GST_VIDEO_INFO_FPS_D(&s.stream->in_info);
+    }
   }
-  if (depth == 0 || gl_out || !reads_back)
+  if (depth == 0 || !plain_out || !reads_back)
     return TRUE;
-  const gint fps_n = GST_VIDEO_INFO_FPS_N(&s.in_info), fps_d = GST_VIDEO_INFO_FPS_D(&s.in_info);
   if (fps_n <= 0 || fps_d <= 0) {
     GST_INFO_OBJECT(trans, "readback-depth %u: latency unknown without a frame rate", depth);
     return TRUE;
@@ -759,11 +763,14 @@ void name_empty_answer(GstEfConvert *self, GstCaps *filter) {
 }
 
 gboolean gst_ef_convert_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query) {
-#ifdef EF_HAVE_GSTGL
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-      state_of(trans).gl.handle_query(GST_ELEMENT(trans), query))
-    return TRUE;
-#endif
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT) {
+    bool answered = false;
+    state_of(trans).devices.each([&](const DeviceType &, Device &device) {
+      answered = answered || device.answer_context_query(GST_ELEMENT(trans), query);
+    });
+    if (answered)
+      return TRUE;
+  }
   if (GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
     return answer_latency(trans, direction, query);
   const gboolean answered = query_naming_layout(trans, GST_BASE_TRANSFORM_CLASS(parent_class),
@@ -858,8 +865,8 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
     Settings &st = s.settings;
     switch (id) {
       case PROP_BACKEND:
-        renegotiate = assign(st.backend, GstEfConvertBackend(g_value_get_enum(value)));
-        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
+        renegotiate = assign(st.backend, g_value_get_enum(value));
+        s.remake = s.remake || (renegotiate && has_stream(s));  // none yet: made with it
         break;
       case PROP_METHOD:
         st.method = GstEfConvertMethod(g_value_get_enum(value));
@@ -890,12 +897,15 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
       }
       case PROP_CACHE_CAPACITY:
         st.cache_capacity = g_value_get_uint(value);
-        if (s.backend)
-          s.backend->set_cache_capacity(st.cache_capacity);
+        {
+          std::lock_guard stream_lock(s.stream_lock);
+          if (ConvertBackend *backend = backend_of(s))
+            backend->set_cache_capacity(st.cache_capacity);
+        }
         break;
       case PROP_N_THREADS:
         renegotiate = assign(st.n_threads, g_value_get_uint(value));
-        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
+        s.remake = s.remake || (renegotiate && has_stream(s));  // none yet: made with it
         break;
       case PROP_MAX_ERRORS:
         s.errors.set_max_errors(g_value_get_int(value));
@@ -905,7 +915,7 @@ void gst_ef_convert_set_property(GObject *object, guint id, const GValue *value,
         break;
       case PROP_GL_SHADER:
         renegotiate = assign(st.gl_shader, GstEfConvertGlShader(g_value_get_enum(value)));
-        s.remake = s.remake || (renegotiate && s.backend);  // none yet: made with it
+        s.remake = s.remake || (renegotiate && has_stream(s));  // none yet: made with it
         break;
       case PROP_GPU_TIMING:
         st.gpu_timing = g_value_get_boolean(value);
@@ -974,18 +984,22 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
   if (s.stats.get_property(PROP_STATS, id, value))
     return;
   std::lock_guard lock(s.lock);
+  std::lock_guard stream_lock(s.stream_lock);
   const Settings &st = s.settings;
   const ConvertParams &plan = s.last_plan;
+  const ConvertBackend *backend = backend_of(s);
   switch (id) {
     case PROP_BACKEND:
       g_value_set_enum(value, st.backend);
       break;
     case PROP_BACKEND_IN_USE:
-      g_value_set_string(value, s.backend ? s.backend->name() : "none");
+      g_value_set_string(value, backend ? backend->name() : "none");
       break;
     case PROP_BACKEND_REASON: {
-      const std::string own = s.backend ? s.backend->reason() : std::string();
-      g_value_set_string(value, !s.backend ? "" : own.empty() ? s.reason.c_str() : own.c_str());
+      const std::string own = backend ? backend->reason() : std::string();
+      g_value_set_string(value, !backend      ? ""
+                                : own.empty() ? s.stream->reason.c_str()
+                                              : own.c_str());
       break;
     }
     case PROP_METHOD:
@@ -1025,7 +1039,7 @@ void gst_ef_convert_get_property(GObject *object, guint id, GValue *value, GPara
       g_value_set_uint(value, st.gl_contexts);
       break;
     case PROP_GL_SHADER_IN_USE:
-      g_value_set_string(value, s.backend ? s.backend->gl_shader() : "none");
+      g_value_set_string(value, backend ? backend->gl_shader() : "none");
       break;
     case PROP_MEAN:
       set_channel_values(value, st.tensor.mean);
@@ -1152,24 +1166,28 @@ void install_tensor_properties(GObjectClass *object_class) {
                           kDefaultTensorId, rw_flags()));
 }
 
+// A blurb made once, for the class's life (G_PARAM_STATIC_STRINGS).
+const char *kept(const std::string &text) {
+  return g_intern_string(text.c_str());
+}
+
 void install_properties(GObjectClass *object_class) {
   g_object_class_install_property(
       object_class, PROP_BACKEND,
       g_param_spec_enum(
           "backend", "Backend",
-          "Where conversions run; set while playing, from the next frame on (backend-in-use "
-          "says which runs). auto decides per caps from what a frame costs: CUDA for frames in "
-          "CUDA memory (NVDEC's; on their own CUDA context), GL for GL "
-          "memory (textures, or tensors as GL buffers), the CPU where GL is a software rasterizer "
-          "(llvmpipe, softpipe) or missing "
-          "or would upload and read back every frame, else the faster of both timed on the "
-          "first frame, which leaves as its conversion (backend-reason says why)",
-          GST_TYPE_EF_CONVERT_BACKEND, GST_EF_CONVERT_BACKEND_AUTO, rw_flags()));
+          kept("Where conversions run; set while playing, from the next frame on (backend-in-use "
+               "says which runs). auto decides per caps among the backends that make the "
+               "conversion, from what a frame costs: " +
+               auto_blurb() +
+               "; else the faster of those timed on the first frame, which leaves as its "
+               "conversion (backend-reason says why)"),
+          backend_enum_type(), kAutoBackend, rw_flags()));
   g_object_class_install_property(
       object_class, PROP_BACKEND_IN_USE,
       g_param_spec_string("backend-in-use", "Backend in use",
-                          "The backend chosen for the current caps: gl, cpu, cuda, or none before "
-                          "caps are set",
+                          kept("The backend chosen for the current caps: " + backend_names() +
+                               ", or none before caps are set"),
                           "none", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_BACKEND_REASON,
@@ -1344,9 +1362,7 @@ static void gst_ef_convert_class_init(GstEfConvertClass *klass) {
   trans_class->start = gst_ef_convert_start;
   trans_class->stop = gst_ef_convert_stop;
   trans_class->query = gst_ef_convert_query;
-#ifdef EF_HAVE_GSTGL
   element_class->set_context = gst_ef_convert_set_context;
-#endif
   element_class->change_state = gst_ef_convert_change_state;
 }
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ignored_settings.hpp"
 
-#include <cstring>
-#include <initializer_list>
-
 #include "backend.hpp"
+#include "backend_registry.hpp"
 #include "common/said_once.hpp"
-#include "convert_state.hpp"
+#include "settings.hpp"
 
 namespace ef::gst {
 
@@ -25,57 +23,61 @@ std::string number_unless(guint value, guint fallback) {
 }
 
 // A setting, its value where it is not the default ("" at the default),
-// and the backends (ConvertBackend::name()) that honour it.
-struct BackendSetting {
+// its bit in the registry entries' `honours`, and what the backends that
+// honour it have that the others lack.
+struct IgnorableSetting {
   const char *name;
   std::string (*value)(const Settings &);
-  std::initializer_list<const char *> honoured_by;
-  const char *why;  // why the others ignore it
+  BackendSetting bit;
+  const char *what;
 };
 
-const BackendSetting kSettings[] = {
+const IgnorableSetting kSettings[] = {
     {"gl-shader",
      [](const Settings &s) {
        return s.gl_shader == GST_EF_CONVERT_GL_SHADER_AUTO
                   ? std::string()
                   : nick_of(GST_TYPE_EF_CONVERT_GL_SHADER, s.gl_shader);
      },
-     {"gl"},
-     "only the GL backend has a shader stage"},
-    {"readback-depth",
-     [](const Settings &s) { return number_unless(s.readback_depth, 0); },
-     {"gl"},
-     "only the GL backend reads frames back"},
+     kGlShader, "a shader stage"},
+    {"readback-depth", [](const Settings &s) { return number_unless(s.readback_depth, 0); },
+     kReadbackDepth, "frames read back"},
     {"gpu-timing",
      [](const Settings &s) { return s.gpu_timing ? std::string("true") : std::string(); },
-     {"gl"},
-     "only the GL backend runs GPU timer queries"},
-    // The CUDA backend's GL-memory output runs on that context too.
-    {"gl-contexts",
-     [](const Settings &s) { return number_unless(s.gl_contexts, 0); },
-     {"gl", "cuda"},
-     "only the GL and CUDA backends convert on a GL context"},
-    {"n-threads",
-     [](const Settings &s) { return number_unless(s.n_threads, 0); },
-     {"cpu"},
-     "only the CPU backend converts on threads of its own"},
+     kGpuTiming, "GPU timer queries"},
+    {"gl-contexts", [](const Settings &s) { return number_unless(s.gl_contexts, 0); }, kGlContexts,
+     "a GL context to convert on"},
+    {"n-threads", [](const Settings &s) { return number_unless(s.n_threads, 0); }, kNThreads,
+     "threads of their own"},
 };
 
-bool honours(const BackendSetting &row, const char *backend) {
-  for (const char *b : row.honoured_by)
-    if (std::strcmp(b, backend) == 0)
-      return true;
-  return false;
+bool honours(const IgnorableSetting &row, const char *backend) {
+  const BackendEntry *e = backend_named(backend);
+  return e && (e->honours & row.bit);
+}
+
+// "only the GL and CUDA backends have a GL context to convert on", from
+// the entries that honour `row`.
+std::string why_ignored(const IgnorableSetting &row) {
+  std::vector<const char *> labels;
+  for (const BackendEntry *e : backend_entries())
+    if (e->honours & row.bit)
+      labels.push_back(e->label);
+  std::string names;
+  for (size_t i = 0; i < labels.size(); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == labels.size() ? " and " : ", ") + labels[i];
+  return "only the " + names + (labels.size() == 1 ? " backend has " : " backends have ") +
+         row.what;
 }
 
 }  // namespace
 
 std::vector<IgnoredSetting> ignored_settings(const Settings &settings, const char *backend) {
   std::vector<IgnoredSetting> ignored;
-  for (const BackendSetting &row : kSettings) {
+  for (const IgnorableSetting &row : kSettings) {
     const std::string value = row.value(settings);
     if (!value.empty() && !honours(row, backend))
-      ignored.push_back({std::string(row.name) + "=" + value, row.why});
+      ignored.push_back({std::string(row.name) + "=" + value, why_ignored(row)});
   }
   return ignored;
 }

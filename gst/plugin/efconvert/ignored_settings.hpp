@@ -8,9 +8,10 @@
 // the value expecting an effect, and an INFO only shows with GST_DEBUG
 // set, which is how the setting went unnoticed ("silently ignored"); it
 // is no error, since a pipeline written for machines with and without a
-// GPU may set them for when GL runs. Each setting lists the backends that
-// honour it (kSettings in ignored_settings.cpp): a new setting or backend
-// is a row, not a branch.
+// GPU may set them for when GL runs. Which backends honour each setting
+// their registry entries say (BackendEntry::honours); kSettings in
+// ignored_settings.cpp reads each setting's value: a new setting is a row
+// there and a bit in the entries that honour it, a new backend its entry.
 #pragma once
 
 #include <gst/gst.h>
@@ -28,7 +29,7 @@ class ConvertBackend;
 // named `backend` (ConvertBackend::name()) ignores, and why.
 struct IgnoredSetting {
   std::string setting;  // e.g. "gl-shader=compute"
-  const char *why;      // e.g. "only the GL backend reads frames back"
+  std::string why;      // e.g. "only the GL backend has frames read back"
 };
 std::vector<IgnoredSetting> ignored_settings(const Settings &settings, const char *backend);
 

@@ -4,9 +4,6 @@
 #include <gst/ef/gstef.h>
 
 #include "common/gst_ptr.hpp"
-#ifdef EF_HAVE_GSTGL
-#include "common/gl_pool.hpp"
-#endif
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
@@ -14,18 +11,6 @@ GST_DEBUG_CATEGORY_EXTERN(gst_ef_convert_debug);
 namespace ef::gst {
 
 namespace {
-
-// `pool` answers the query, in place of the pool downstream offered; takes
-// the reference.
-gboolean answer_with(GstQuery *query, bool offered, GstBufferPool *pool, guint size, guint min,
-                     guint max) {
-  if (offered)
-    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool(query, pool, size, min, max);
-  gst_object_unref(pool);
-  return TRUE;
-}
 
 // A pool of system memory that nothing but its memory's CPU address
 // matters to: GstBufferPool or GstVideoBufferPool itself, with the default
@@ -103,7 +88,7 @@ gboolean decide_output_pool(GstElement *element, GstQuery *query, GstCaps *caps,
       return FALSE;
     }
   }
-  return answer_with(query, offered, pool, size, min, max);
+  return answer_pool(query, offered, pool, size, min, max);
 }
 
 gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps, gsize size,
@@ -137,12 +122,22 @@ gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps,
     if (gst_buffer_pool_set_config(pool, config)) {
       GST_INFO_OBJECT(element, "tensors of %" G_GSIZE_FORMAT " bytes from %s pool", size,
                       own ? "our own" : "downstream's");
-      return answer_with(query, offered, pool, guint(size), min, max);
+      return answer_pool(query, offered, pool, guint(size), min, max);
     }
   }
   gst_object_unref(pool);
   GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot configure the tensor pool"), (nullptr));
   return FALSE;
+}
+
+gboolean answer_pool(GstQuery *query, bool offered, GstBufferPool *pool, guint size, guint min,
+                     guint max) {
+  if (offered)
+    gst_query_set_nth_allocation_pool(query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool(query, pool, size, min, max);
+  gst_object_unref(pool);
+  return TRUE;
 }
 
 GstBufferPool *make_tensor_pool(GstElement *element, gsize size) {
@@ -158,40 +153,5 @@ GstBufferPool *make_tensor_pool(GstElement *element, gsize size) {
   }
   return pool;
 }
-
-#ifdef EF_HAVE_GSTGL
-gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
-                               GstCaps *caps, const GstVideoInfo &info) {
-  GstBufferPool *pool = nullptr;
-  guint size = guint(info.size), min = 2, max = 0;
-  const bool offered = gst_query_get_n_allocation_pools(query) > 0;
-  if (offered)
-    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-  if (pool && !GST_IS_GL_BUFFER_POOL(pool)) {
-    gst_object_unref(pool);
-    pool = nullptr;
-  }
-  const bool own = pool == nullptr;
-  if (own)
-    pool = gst_gl_buffer_pool_new(context);
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, MAX(size, guint(info.size)), min, max);
-  keep_one_texture_free(config, own);
-  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  // A consumer that waits on GstGLSyncMeta (one on another context) gets a
-  // fence in every frame: its GPU waits for ours, no CPU does.
-  if (gst_query_find_allocation_meta(query, GST_GL_SYNC_META_API_TYPE, nullptr))
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
-  ObjectPtr<GstGLMemoryAllocator> allocator(gst_gl_memory_allocator_get_default(context));
-  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR(allocator.get()), nullptr);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    gst_object_unref(pool);
-    GST_ELEMENT_ERROR(element, RESOURCE, SETTINGS, ("Cannot configure the GL output pool"),
-                      (nullptr));
-    return FALSE;
-  }
-  return answer_with(query, offered, pool, size, min, max);
-}
-#endif
 
 }  // namespace ef::gst

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // efconvert's output buffers: a downstream pool when one is offered, else
 // its own pool of fd-backed memory (memfd, or a dma-buf heap where one
-// exists); GL textures when downstream asked for GL memory.
+// exists). Outputs in a device's memory (GL textures) come from that
+// device's pools (device.hpp).
 #pragma once
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#ifdef EF_HAVE_GSTGL
-#include <gst/gl/gl.h>
-#endif
 
 #include "common/dma_drm_caps.hpp"
 
@@ -35,10 +33,9 @@ gboolean decide_tensor_pool(GstElement *element, GstQuery *query, GstCaps *caps,
 // (attach-tensor's), or null with an error posted.
 GstBufferPool *make_tensor_pool(GstElement *element, gsize size);
 
-#ifdef EF_HAVE_GSTGL
-// GL textures out: a downstream GstGLBufferPool, else one of ours.
-gboolean decide_gl_output_pool(GstElement *element, GstGLContext *context, GstQuery *query,
-                               GstCaps *caps, const GstVideoInfo &info);
-#endif
+// `pool` answers the query, in place of the pool downstream offered
+// (`offered`), else as the only one; takes the reference. TRUE.
+gboolean answer_pool(GstQuery *query, bool offered, GstBufferPool *pool, guint size, guint min,
+                     guint max);
 
 }  // namespace ef::gst

@@ -14,7 +14,7 @@
 #include "cpu_border_tag.hpp"
 #include "cpu_converter.hpp"
 #include "ef/import_cache.hpp"
-#include "efconvert/backend.hpp"
+#include "cpu_backend.hpp"
 
 namespace ef::gst {
 

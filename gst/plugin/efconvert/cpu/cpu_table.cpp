@@ -21,7 +21,6 @@ std::vector<std::string> names_of(const std::vector<GstVideoFormat> &formats) {
 
 const BackendTable &cpu_table() {
   static const BackendTable table{
-      "cpu",
       {
           {names_of(cpu_input_formats()), kAnyMemory, OutputKind::Image,
            names_of(cpu_output_formats()), kPlainMemory},

@@ -15,7 +15,7 @@
 #include "cuda_gl_texture.hpp"
 #include "cuda_kernels.hpp"
 #include "cuda_plan.hpp"
-#include "efconvert/backend.hpp"
+#include "cuda_backend.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 

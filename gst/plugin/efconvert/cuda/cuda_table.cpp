@@ -10,7 +10,6 @@ namespace ef::gst {
 
 const BackendTable &cuda_table() {
   static const BackendTable table{
-      "cuda",
       {
           {{"NV12", "I420"},
            memory_bit(FrameMemory::Cuda),

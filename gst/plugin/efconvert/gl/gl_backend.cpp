@@ -29,7 +29,7 @@
 #include "common/texture_uploader.hpp"
 #include "efconvert/deep_samples.hpp"
 #include "ef/import_cache.hpp"
-#include "efconvert/backend.hpp"
+#include "gl_backend.hpp"
 #include "gl_converter.hpp"
 #include "gl_errors.hpp"
 #include "gl_gpu_timer.hpp"

@@ -18,7 +18,6 @@ const BackendTable &gl_table() {
       "P010_10LE", "I420_10LE", "NV12_10LE40", "P012_LE", "P016_LE", "I420_12LE", "I422_10LE",
       "I422_12LE", "Y444_10LE", "Y444_12LE", "Y444_16LE"};
   static const BackendTable table{
-      "gl",
       {
           {inputs,
            kAnyMemory,
