@@ -7,10 +7,12 @@
 // output's GL texture on the GPU (GL memory: nothing crosses the bus).
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <gst/gl/gl.h>
 
+#include "common/gl_thread_port.hpp"
 #include "cuda_driver.hpp"
 #include "cuda_gl_texture.hpp"
 #include "cuda_kernels.hpp"
@@ -49,13 +51,15 @@ class CudaBackend final : public ConvertBackend {
  public:
   // `gl`: the context of GL-memory outputs (a reference taken), else null.
   CudaBackend(const Driver &d, const GstVideoInfo &out, GstGLContext *gl)
-      : d_(d), out_(out), gl_(gl ? GST_GL_CONTEXT(gst_object_ref(gl)) : nullptr) {}
+      : d_(d), out_(out), gl_(gl ? GST_GL_CONTEXT(gst_object_ref(gl)) : nullptr) {
+    if (gl_)
+      port_.emplace(gl_);
+  }
   ~CudaBackend() override {
     if (gl_) {
       // What ensure() made is the GL thread's, where every frame ran.
-      gst_gl_context_thread_add(
-          gl_, [](GstGLContext *, gpointer self) { static_cast<CudaBackend *>(self)->release(); },
-          this);
+      port_->run_counted([this](GstGLContext *) { release(); });
+      port_.reset();
       gst_object_unref(gl_);
     } else {
       release();
@@ -66,7 +70,12 @@ class CudaBackend final : public ConvertBackend {
   void set_cache_capacity(uint32_t) override {}  // nothing cached but the kernel
   BackendStats stats() const override {
     std::lock_guard lock(stats_lock_);
-    return stats_;
+    BackendStats s = stats_;
+    if (port_) {
+      s.gl_handovers = port_->handovers();  // the GL thread the element's context shares
+      s.gl_thread_ns = port_->thread_ns();
+    }
+    return s;
   }
 
   Result<void> convert(GstBuffer *in, const FrameLayout &layout, GstBuffer *out,
@@ -122,27 +131,9 @@ class CudaBackend final : public ConvertBackend {
   // it orders every later GL command after that copy (cuGraphicsUnmap
   // Resources' guarantee), so no thread waits for the GPU.
   Result<void> into_texture(const Source &source, GstBuffer *out, const ConvertParams &params) {
-    struct Job {
-      CudaBackend *self;
-      const Source *source;
-      GstBuffer *out;
-      const ConvertParams *params;
-      Result<void> done;
-      gint64 ns;  // on the GL thread
-    } job{this, &source, out, &params, {}, 0};
-    gst_gl_context_thread_add(
-        gl_,
-        [](GstGLContext *, gpointer data) {
-          auto *j = static_cast<Job *>(data);
-          const gint64 start = g_get_monotonic_time();
-          j->done = j->self->texture_on_gl_thread(*j->source, j->out, *j->params);
-          j->ns = (g_get_monotonic_time() - start) * 1000;
-        },
-        &job);
-    std::lock_guard lock(stats_lock_);
-    ++stats_.gl_handovers;  // the GL thread the element's context shares
-    stats_.gl_thread_ns += uint64_t(job.ns);
-    return job.done;
+    Result<void> done;
+    port_->run_counted([&](GstGLContext *) { done = texture_on_gl_thread(source, out, params); });
+    return done;
   }
 
   Result<void> texture_on_gl_thread(const Source &source, GstBuffer *out,
@@ -333,7 +324,8 @@ class CudaBackend final : public ConvertBackend {
 
   const Driver &d_;
   const GstVideoInfo out_;
-  GstGLContext *const gl_;  // GL-memory outputs' context, else null
+  GstGLContext *const gl_;            // GL-memory outputs' context, else null
+  std::optional<GlThreadPort> port_;  // hands frames over to gl_'s thread
   CUcontext context_ = nullptr;
   CUfunction function_ = nullptr;
   CUstream stream_ = nullptr;

@@ -262,8 +262,8 @@ class GlBackend : public ConvertBackend {
     }
     if (const GpuTimer *timer = readback_timer_.get())
       s.readback_gpu_ns = timer->total_ns();
-    s.gl_handovers = handovers_.load();
-    s.gl_thread_ns = gl_thread_ns_.load();
+    s.gl_handovers = port_.handovers();
+    s.gl_thread_ns = port_.thread_ns();
     s.gl_wait_ns = gl_wait_ns_.load();
     s.gpu_wait_ns = gpu_wait_ns_.load();
     s.gl_source_ns = gl_source_ns_.load();
@@ -360,23 +360,10 @@ class GlBackend : public ConvertBackend {
   }
 
   // Every hand-over to the GL thread: counted, and its time there summed
-  // (gl-handovers, gl-thread-ns). The GL thread is shared by every element
-  // of the context: its time is what N streams on one context add up.
+  // (gl-handovers, gl-thread-ns), by the port.
   template <typename F>
   void on_gl_thread(F &&f) {
-    struct Job {
-      GlBackend *self;
-      F *f;
-    } job{this, &f};
-    handovers_++;
-    port_.run(
-        [](GstGLContext *ctx, gpointer data) {
-          auto *j = static_cast<Job *>(data);
-          const uint64_t start = now_ns();
-          (*j->f)(ctx);
-          j->self->gl_thread_ns_ += now_ns() - start;
-        },
-        &job);
+    port_.run_counted(std::forward<F>(f));
   }
 
   // A frame's bytes into `out` where the fence alone did not complete it:
@@ -866,8 +853,8 @@ class GlBackend : public ConvertBackend {
   std::atomic<uint64_t> uploads_{0}, readbacks_{0}, declines_{0}, bytes_read_{0};
   // Hand-overs to the GL thread, time spent there, of it waiting for the
   // GPU, and the streaming thread's waits for the GPU.
-  std::atomic<uint64_t> handovers_{0}, gl_thread_ns_{0}, gl_wait_ns_{0}, gpu_wait_ns_{0};
-  // Of gl_thread_ns_: the source's textures, the pass, the read-back.
+  std::atomic<uint64_t> gl_wait_ns_{0}, gpu_wait_ns_{0};
+  // Of the port's thread_ns(): the source's textures, the pass, the read-back.
   std::atomic<uint64_t> gl_source_ns_{0}, gl_pass_ns_{0}, gl_readback_ns_{0};
   bool misfit_logged_ = false;  // streaming thread
 };
