@@ -14,6 +14,9 @@ const BackendEntry &gl_backend_entry();
 #ifdef EF_HAVE_CUDA
 const BackendEntry &cuda_backend_entry();
 #endif
+#ifdef EF_TEST_COPY_BACKEND
+const BackendEntry &copy_backend_entry();  // tests/gst/copy_backend: the test build's
+#endif
 
 const std::vector<const BackendEntry *> &backend_entries() {
   static const std::vector<const BackendEntry *> entries = {
@@ -23,6 +26,9 @@ const std::vector<const BackendEntry *> &backend_entries() {
 #endif
 #ifdef EF_HAVE_CUDA
       &cuda_backend_entry(),
+#endif
+#ifdef EF_TEST_COPY_BACKEND
+      &copy_backend_entry(),
 #endif
   };
   return entries;
