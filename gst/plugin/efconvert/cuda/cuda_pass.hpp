@@ -7,7 +7,7 @@
 // library.
 //
 // It computes what the GL pass computes for 8-bit 4:2:0 sources (NV12,
-// I420), from the same numbers (gl_layout: geometry, colour rows, fill):
+// I420), from the same numbers (pass_plan: geometry, colour rows, fill):
 // along a source axis where an output pixel spans more than kBoxFrom source
 // pixels, the exact mean of the source over the pixel's footprint (texels
 // weighed by what the footprint covers of them), chroma over the same
@@ -36,7 +36,7 @@ struct Pass {
   unsigned long long out = 0;
   int out_stride = 0, out_w = 0, out_h = 0, bpp = 0;
   int content[4] = {0, 0, 0, 0};  // x, y, w, h; the rest is border
-  // Output point -> source point (gl_layout Geometry).
+  // Output point -> source point (pass_plan Geometry).
   float map_x[2] = {0, 0}, map_y[2] = {0, 0}, map_o[2] = {0, 0};
   float clamp[4] = {0, 0, 0, 0}, edges[4] = {0, 0, 0, 0};
   float half[2] = {0.5f, 0.5f};    // half the footprint, along source x and y

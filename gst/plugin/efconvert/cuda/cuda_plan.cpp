@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "efconvert/gl/gl_layout.hpp"
+#include "efconvert/pass_plan.hpp"
 
 namespace ef::gst::cuda {
 
@@ -13,7 +13,7 @@ bool reads(GstVideoFormat format) {
 }
 
 bool writes(GstVideoFormat out) {
-  const auto layout = gl::output_layout(out);
+  const auto layout = plan::output_layout(out);
   return layout && layout->n_planes == 1;
 }
 
@@ -21,8 +21,8 @@ Result<Pass> plan_pass(const GstVideoInfo &in, const GstVideoInfo &out,
                        const ConvertParams &params) {
   const GstVideoFormat in_format = GST_VIDEO_INFO_FORMAT(&in);
   const GstVideoFormat out_format = GST_VIDEO_INFO_FORMAT(&out);
-  const auto source = gl::source_layout(in_format);
-  const auto output = gl::output_layout(out_format);
+  const auto source = plan::source_layout(in_format);
+  const auto output = plan::output_layout(out_format);
   if (!reads(in_format) || !source)
     return Error{EINVAL, std::string("the CUDA pass does not read ") +
                              gst_video_format_to_string(in_format)};
@@ -38,7 +38,7 @@ Result<Pass> plan_pass(const GstVideoInfo &in, const GstVideoInfo &out,
   p.y_stride = GST_VIDEO_INFO_PLANE_STRIDE(&in, 0);
   p.u_stride = GST_VIDEO_INFO_PLANE_STRIDE(&in, 1);
   p.v_stride = p.semi_planar ? p.u_stride : GST_VIDEO_INFO_PLANE_STRIDE(&in, 2);
-  const gl::OutputPlane &plane = output->planes[0];
+  const plan::OutputPlane &plane = output->planes[0];
   p.bpp = int(plane.bytes_per_pixel);
   p.out_w = GST_VIDEO_INFO_WIDTH(&out);
   p.out_h = GST_VIDEO_INFO_HEIGHT(&out);
@@ -46,7 +46,7 @@ Result<Pass> plan_pass(const GstVideoInfo &in, const GstVideoInfo &out,
   const GstVideoRectangle &c = params.content;
   p.content[0] = c.x, p.content[1] = c.y, p.content[2] = c.w, p.content[3] = c.h;
 
-  const gl::Geometry g = gl::plan_geometry(params);
+  const plan::Geometry g = plan::plan_geometry(params);
   for (int i = 0; i < 2; ++i) {
     p.map_x[i] = g.map_x[i];
     p.map_y[i] = g.map_y[i];
@@ -54,21 +54,21 @@ Result<Pass> plan_pass(const GstVideoInfo &in, const GstVideoInfo &out,
     p.half[i] = float(g.footprint[i] / 2);
     // As the GL pass: the box only where a pixel spans more than kBoxFrom
     // source pixels, and never for nearest.
-    p.box[i] = !g.nearest && gl::takes_box(g.footprint[i]);
+    p.box[i] = !g.nearest && plan::takes_box(g.footprint[i]);
   }
   for (int i = 0; i < 4; ++i) {
     p.clamp[i] = g.clamp[i];
     p.edges[i] = g.edges[i];
   }
   p.nearest = g.nearest;
-  const auto siting = gl::chroma_siting(in);
+  const auto siting = plan::chroma_siting(in);
   for (int i = 0; i < 4; ++i)
     p.chroma[i] = siting[i];
 
   const bool gray = output->gray;
-  const gl::ByteRows rows =
-      gl::content_rows(gl::colour_transform(*source, in, params, gray), plane, false);
-  const gl::ByteRows fill = gl::fill_rows(params, plane, gray);
+  const plan::ByteRows rows =
+      plan::content_rows(plan::colour_transform(*source, in, params, gray), plane, false);
+  const plan::ByteRows fill = plan::fill_rows(params, plane, gray);
   for (int b = 0; b < 4; ++b) {
     for (int k = 0; k < 4; ++k)
       p.coef[b][k] = rows.coef[b][k];

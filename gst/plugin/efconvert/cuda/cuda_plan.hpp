@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The CUDA pass's numbers for one conversion, on the CPU: the GL pass's
-// geometry, colour rows and border (gl_layout), so both GPU backends make
-// the same picture. No CUDA here: the tests plan and run passes on the host
+// The CUDA pass's numbers for one conversion, on the CPU: the pass plan's
+// geometry, colour rows and border (pass_plan), the GL pass's too, so both
+// GPU backends make the same picture. No CUDA here: the tests plan and run passes on the host
 // (run_on_host) where there is no GPU.
 #pragma once
 
