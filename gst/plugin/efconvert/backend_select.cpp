@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "backend_trial.hpp"
-#include "convert_caps.hpp"
 
 #define GST_CAT_DEFAULT gst_ef_convert_debug
 

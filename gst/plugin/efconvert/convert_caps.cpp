@@ -22,15 +22,6 @@ const char *feature_of(FrameMemory m) {
   return memory_kind(m).feature;
 }
 
-// The kind of memory a structure with features `f` is in: the one it names,
-// else system memory.
-FrameMemory memory_in(GstCapsFeatures *f) {
-  for (const MemoryKind &kind : kMemoryKinds)
-    if (kind.memory != FrameMemory::System && f && gst_caps_features_contains(f, kind.feature))
-      return kind.memory;
-  return FrameMemory::System;
-}
-
 // The memories a structure with `f` may be in: one, or all for ANY.
 Memories memories_of(GstCapsFeatures *f) {
   if (f && gst_caps_features_is_any(f))
@@ -437,10 +428,6 @@ GstCaps *without_memory(GstCaps *caps, FrameMemory m) {
       gst_caps_remove_structure(caps, i);
   }
   return caps;
-}
-
-FrameMemory memory_of(GstCaps *caps) {
-  return memory_in(gst_caps_get_features(caps, 0));
 }
 
 }  // namespace ef::gst

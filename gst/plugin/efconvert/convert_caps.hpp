@@ -79,7 +79,4 @@ bool reads_none_of(GstCaps *caps);
 // makes some of it.
 std::string refused_output_message(GstElement *element, GstCaps *downstream);
 
-// The memory of the first structure of `caps`.
-FrameMemory memory_of(GstCaps *caps);
-
 }  // namespace ef::gst

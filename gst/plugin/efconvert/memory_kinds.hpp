@@ -71,6 +71,12 @@ inline const std::vector<FrameMemory> &tensor_memories() {
   return kinds;
 }
 
+// The kind of memory a caps structure with features `f` is in: the one it
+// names, else system memory.
+FrameMemory memory_in(GstCapsFeatures *f);
+// The memory of the first structure of `caps`.
+FrameMemory memory_of(GstCaps *caps);
+
 // A set of FrameMemory values.
 using Memories = unsigned;
 constexpr Memories memory_bit(FrameMemory m) {
