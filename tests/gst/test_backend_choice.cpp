@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "efconvert/backend_choice.hpp"
-#include "efconvert/backend_registry.hpp"
+#include "efconvert/backends/backend_choice.hpp"
+#include "efconvert/backends/backend_registry.hpp"
 #ifdef EF_HAVE_GSTGL
-#include "efconvert/cpu/cpu_backend.hpp"
-#include "efconvert/gl/gl_backend.hpp"
-#include "efconvert/gl/gl_cost.hpp"
-#include "efconvert/gpu_device.hpp"
+#include "efconvert/backends/cpu/cpu_backend.hpp"
+#include "efconvert/backends/gl/gl_backend.hpp"
+#include "efconvert/backends/gl/gl_cost.hpp"
+#include "efconvert/backends/gl/gpu_device.hpp"
 #endif
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.

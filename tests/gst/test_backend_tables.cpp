@@ -11,16 +11,16 @@
 #include <vector>
 
 #include "common/gst_ptr.hpp"
-#include "efconvert/backend_registry.hpp"
-#include "efconvert/convert_caps.hpp"
-#include "efconvert/cpu/cpu_backend.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
+#include "efconvert/backends/backend_registry.hpp"
+#include "efconvert/caps/convert_caps.hpp"
+#include "efconvert/backends/cpu/cpu_backend.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
 #ifdef EF_HAVE_GSTGL
-#include "efconvert/cuda/cuda_backend.hpp"
-#include "efconvert/cuda/cuda_plan.hpp"
-#include "efconvert/gl/gl_backend.hpp"
-#include "efconvert/gl/gl_layout.hpp"
-#include "efconvert/gl/gl_tensor_words.hpp"
+#include "efconvert/backends/cuda/cuda_backend.hpp"
+#include "efconvert/backends/cuda/cuda_plan.hpp"
+#include "efconvert/backends/gl/gl_backend.hpp"
+#include "efconvert/backends/gl/gl_layout.hpp"
+#include "efconvert/backends/gl/gl_tensor_words.hpp"
 #endif
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.

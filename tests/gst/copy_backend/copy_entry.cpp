@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "common/gst_ptr.hpp"
-#include "efconvert/backend_registry.hpp"
-#include "efconvert/cpu/cpu_backend.hpp"
+#include "efconvert/backends/backend_registry.hpp"
+#include "efconvert/backends/cpu/cpu_backend.hpp"
 
 namespace ef::gst {
 
