@@ -28,6 +28,14 @@ std::vector<const BackendEntry *> allowed_backends(int setting) {
   return asked ? std::vector<const BackendEntry *>{asked} : std::vector<const BackendEntry *>{};
 }
 
+std::vector<const DeviceType *> backend_device_types() {
+  std::vector<const DeviceType *> types;
+  for (const BackendEntry *e : backend_entries())
+    if (e->device && std::find(types.begin(), types.end(), e->device) == types.end())
+      types.push_back(e->device);
+  return types;
+}
+
 const std::vector<const BackendTable *> &backend_tables() {
   static const std::vector<const BackendTable *> tables = [] {
     std::vector<const BackendTable *> t;

@@ -75,6 +75,9 @@ const BackendEntry *backend_named(const char *name);
 // The entries `setting` allows: the one asked for, or all under auto.
 std::vector<const BackendEntry *> allowed_backends(int setting);
 
+// The devices the entries need, each once.
+std::vector<const DeviceType *> backend_device_types();
+
 // The tables of every entry, the CPU's first.
 const std::vector<const BackendTable *> &backend_tables();
 // The entries whose tables have `c`, by name: "cpu, gl", or "none".

@@ -50,10 +50,11 @@ struct DeviceType {
   std::unique_ptr<Device> (*make)();
 };
 
-// The element's devices: one of each type that some registry entry needs.
+// The element's devices: one of each type its backends' entries need
+// (backend_device_types()).
 class Devices {
  public:
-  Devices();
+  explicit Devices(const std::vector<const DeviceType *> &types);
   // The device of `type` (a type some entry names).
   Device &of(const DeviceType &type);
   // The device whose pools hold outputs in `m`, or null.

@@ -16,6 +16,7 @@
 #include "common/refused_caps.hpp"
 #include "convert_counters.hpp"
 #include "efconvert/plan/convert_params.hpp"
+#include "efconvert/backends/backend_registry.hpp"
 #include "efconvert/backends/device.hpp"
 #include "held_outputs.hpp"
 #include "ignored_settings.hpp"
@@ -43,8 +44,8 @@ struct ConvertState {
   BackendStats retired;       // what replaced backends counted
   ConvertParams last_plan{};  // the last frame's (the letterbox-* properties)
 
-  Devices devices;      // what the backends' entries need (GL's display and context)
-  RefusedCaps refused;  // forgotten by stop: a new run says it again
+  Devices devices{backend_device_types()};  // what the backends' entries need (GL's)
+  RefusedCaps refused;                      // forgotten by stop: a new run says it again
   FrameErrors errors;
   ConvertStats stats;
   HeldOutputs held;              // streaming thread
