@@ -2,7 +2,7 @@
 // The plugin "ef": zero-copy elements keyed by buffer identity.
 #include <gst/gst.h>
 
-#include "efconvert/gstefconvert.h"
+#include "efconvert/element/gstefconvert.h"
 #ifdef EF_HAVE_GSTGL
 #include "efupload/gstefupload.h"
 #endif

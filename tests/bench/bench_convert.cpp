@@ -46,9 +46,9 @@
 #endif
 
 #include "alloc_count.hpp"
-#include "efconvert/cpu/cpu_box.hpp"
-#include "efconvert/cpu/cpu_pool.hpp"
-#include "efconvert/output_pool.hpp"
+#include "efconvert/backends/cpu/cpu_box.hpp"
+#include "efconvert/backends/cpu/cpu_pool.hpp"
+#include "efconvert/output/output_pool.hpp"
 #include "memfd_ring.hpp"
 #include "upload_run.hpp"
 

@@ -37,7 +37,7 @@
 #include <benchmark/benchmark.h>
 
 #include "alloc_count.hpp"
-#include "efconvert/gl/gl_gpu_timer.hpp"
+#include "efconvert/backends/gl/gl_gpu_timer.hpp"
 #include "frame_rings.hpp"
 #include "upload_run.hpp"
 

@@ -20,8 +20,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "efconvert/cpu/cpu_area.hpp"
-#include "efconvert/cpu/cpu_pool.hpp"
+#include "efconvert/backends/cpu/cpu_area.hpp"
+#include "efconvert/backends/cpu/cpu_pool.hpp"
 
 using namespace ef::gst::cpu;
 

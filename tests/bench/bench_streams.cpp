@@ -77,7 +77,7 @@
 #include "frame_rings.hpp"
 #include "upload_run.hpp"
 #ifdef EF_BENCH_BOX
-#include "efconvert/cpu/cpu_box.hpp"
+#include "efconvert/backends/cpu/cpu_box.hpp"
 #endif
 
 namespace {

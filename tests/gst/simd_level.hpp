@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "efconvert/cpu/cpu_simd.hpp"
+#include "efconvert/backends/cpu/cpu_simd.hpp"
 
 namespace ef::test {
 

@@ -1,48 +1,106 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// backend=auto's decision from a description of the machine: where the
-// frames live, the renderer, what the GPU imports and the cores.
+// backend=auto's decision from the candidates' cost models (their registry
+// entries'), on a description of the machine: where the frames live, the
+// renderer, what the GPU imports and the cores.
 #include <glib/gstdio.h>
-#include <gst/check/gstcheck.h>
 
 #include <string>
+#include <vector>
 
-#include "efconvert/backend_choice.hpp"
-#include "efconvert/gpu_device.hpp"
+#include "efconvert/backends/backend_choice.hpp"
+#include "efconvert/backends/backend_registry.hpp"
+#ifdef EF_HAVE_GSTGL
+#include "efconvert/backends/cpu/cpu_backend.hpp"
+#include "efconvert/backends/gl/gl_backend.hpp"
+#include "efconvert/backends/gl/gl_cost.hpp"
+#include "efconvert/backends/gl/gpu_device.hpp"
+#endif
+
+// Last: Check's `fail` macro would rename std::ios::fail in headers after it.
+#include <gst/check/gstcheck.h>
 
 using namespace ef::gst;
 
 namespace {
 
-Machine hardware(FrameMemory in, FrameMemory out, unsigned cores) {
-  Machine m;
-  m.gl = GlKind::Hardware;
-  m.renderer = "NVIDIA H200/PCIe/SSE2";
-  m.in = in;
-  m.out = out;
-  m.cores = cores;
-  return m;
-}
-
 bool says(const Choice &c, const char *text) {
   return c.reason.find(text) != std::string::npos;
 }
 
+bool said(const std::string &why, const char *text) {
+  return why.find(text) != std::string::npos;
+}
+
+bool picks(const Choice &c, size_t i) {
+  return c.timed.size() == 1 && c.timed[0] == i;
+}
+
+bool times_all(const Choice &c, size_t n) {
+  return c.timed.size() == n;
+}
+
+#ifdef EF_HAVE_GSTGL
+constexpr size_t kCpu = 0, kGl = 1;
+
+Facts hardware() {
+  Facts gl;
+  gl.gpu = GpuKind::Hardware;
+  gl.renderer = "NVIDIA H200/PCIe/SSE2";
+  return gl;
+}
+
+// The CPU backend's model on `cores` against the GL backend's on `gl`.
+std::vector<Candidate> cpu_and_gl(const Machine &m, const Facts &gl, unsigned cores) {
+  Facts cpu;
+  cpu.cores = cores;
+  return {{"cpu", backend_named("cpu")->cost(m, cpu)}, {"gl", gl_cost(m, gl)}};
+}
+
+Choice choose(FrameMemory in, FrameMemory out, const Facts &gl, unsigned cores) {
+  const Machine m{in, out};
+  const auto candidates = cpu_and_gl(m, gl, cores);
+  return choose_backend(candidates);
+}
+#endif
+
 }  // namespace
 
+// The rule itself, whatever the backends: two classes below every other
+// runs, within one of the cheapest are timed, unusable ones never run.
+GST_START_TEST(test_classes_decide) {
+  const std::vector<Candidate> clear = {{"a", {3, "a slow"}}, {"b", {1, "b fast"}}};
+  Choice c = choose_backend(clear);
+  fail_unless(picks(c, 1) && says(c, "a slow") && says(c, "b fast"), "%s", c.reason.c_str());
+  const std::vector<Candidate> close = {{"a", {2, "a"}}, {"b", {1, "b"}}, {"c", {4, "c"}}};
+  c = choose_backend(close);
+  fail_unless(times_all(c, 2) && c.timed[0] == 0 && c.timed[1] == 1 && says(c, "timing a and b"),
+              "%s", c.reason.c_str());
+  const std::vector<Candidate> one_left = {{"a", {kUnusable, "no a"}}, {"b", {2, "b"}}};
+  c = choose_backend(one_left);
+  fail_unless(picks(c, 1) && says(c, "no a"), "%s", c.reason.c_str());
+  const std::vector<Candidate> three = {{"a", {2, "a"}}, {"b", {2, "b"}}, {"c", {3, "c"}}};
+  c = choose_backend(three);
+  fail_unless(times_all(c, 3) && says(c, "timing a, b and c"), "%s", c.reason.c_str());
+  c = settle_trial(three, c.timed, {50, 20, 30}, 4, 4);
+  fail_unless(picks(c, 1) && says(c, "a 50 us, b 20 us, c 30 us"), "%s", c.reason.c_str());
+}
+GST_END_TEST;
+
+#ifdef EF_HAVE_GSTGL
 GST_START_TEST(test_gl_memory_takes_gl) {
   for (unsigned cores : {1u, 16u}) {
-    Machine m = hardware(FrameMemory::Gl, FrameMemory::System, cores);
     // A download against a read-back: measured, not assumed.
-    Choice c = choose_backend(m);
-    fail_unless(c.pick == Pick::Trial && says(c, "input is GL memory"), "%s", c.reason.c_str());
-    m.out = FrameMemory::Gl;
-    fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory in and out");
-    m.in = FrameMemory::System;
-    c = choose_backend(m);
-    fail_unless(c.pick == Pick::Gl && says(c, "output is GL memory"), "%s", c.reason.c_str());
-    // Only GL makes GL memory, in software too.
-    m.gl = GlKind::Software;
-    fail_unless(choose_backend(m).pick == Pick::Gl, "GL memory out on llvmpipe");
+    const Choice c = choose(FrameMemory::Gl, FrameMemory::System, hardware(), cores);
+    fail_unless(times_all(c, 2) && says(c, "input is GL memory"), "%s", c.reason.c_str());
+  }
+  // Only GL makes GL memory, in software too: the tables leave no other.
+  GstVideoInfo nv12, rgba;
+  gst_video_info_set_format(&nv12, GST_VIDEO_FORMAT_NV12, 64, 48);
+  gst_video_info_set_format(&rgba, GST_VIDEO_FORMAT_RGBA, 32, 32);
+  for (FrameMemory in : {FrameMemory::Gl, FrameMemory::System}) {
+    const Conversion c = conversion_of(nv12, in, OutputSpec(rgba), FrameMemory::Gl);
+    fail_if(makes(cpu_table(), c), "%s", describe(c).c_str());
+    fail_unless(makes(gl_table(), c), "%s", describe(c).c_str());
   }
 }
 GST_END_TEST;
@@ -50,26 +108,28 @@ GST_END_TEST;
 // A software rasterizer's GL memory is read back by a copy in memory: the
 // CPU backend converts GL memory in to system memory out.
 GST_START_TEST(test_gl_input_in_software_takes_cpu) {
-  Machine m = hardware(FrameMemory::Gl, FrameMemory::System, 2);
-  m.gl = GlKind::Software;
-  m.renderer = "llvmpipe (LLVM 15.0.7, 256 bits)";
-  const Choice c = choose_backend(m);
-  fail_unless(c.pick == Pick::Cpu && says(c, "software"), "%s", c.reason.c_str());
+  Facts gl = hardware();
+  gl.gpu = GpuKind::Software;
+  gl.renderer = "llvmpipe (LLVM 15.0.7, 256 bits)";
+  const Choice c = choose(FrameMemory::Gl, FrameMemory::System, gl, 2);
+  fail_unless(picks(c, kCpu) && says(c, "software"), "%s", c.reason.c_str());
 }
 GST_END_TEST;
 
 GST_START_TEST(test_software_or_no_gl_takes_cpu) {
-  Machine m = hardware(FrameMemory::DmaBuf, FrameMemory::System, 2);
-  m.gl = GlKind::Software;
-  m.renderer = "llvmpipe (LLVM 15.0.7, 256 bits)";
-  m.src = m.dst = Import::Yes;
-  Choice c = choose_backend(m);
-  fail_unless(c.pick == Pick::Cpu && says(c, "software") && says(c, "llvmpipe"), "%s",
-              c.reason.c_str());
-  m.gl = GlKind::None;
-  m.renderer = "no GL context could be made";
-  c = choose_backend(m);
-  fail_unless(c.pick == Pick::Cpu && says(c, "no GL"), "%s", c.reason.c_str());
+  Facts gl = hardware();
+  gl.gpu = GpuKind::Software;
+  gl.renderer = "llvmpipe (LLVM 15.0.7, 256 bits)";
+  gl.src = gl.dst = Import::Yes;
+  for (unsigned cores : {1u, 2u}) {
+    const Choice c = choose(FrameMemory::DmaBuf, FrameMemory::System, gl, cores);
+    fail_unless(picks(c, kCpu) && says(c, "software") && says(c, "llvmpipe"), "%s",
+                c.reason.c_str());
+  }
+  gl.gpu = GpuKind::None;
+  gl.renderer = "no GL context could be made";
+  const Choice c = choose(FrameMemory::DmaBuf, FrameMemory::System, gl, 2);
+  fail_unless(picks(c, kCpu) && says(c, "no GL"), "%s", c.reason.c_str());
 }
 GST_END_TEST;
 
@@ -79,12 +139,12 @@ GST_END_TEST;
 // one), the CPU at any core count.
 GST_START_TEST(test_copies_both_ways_take_cpu) {
   for (unsigned cores : {1u, 2u, 16u}) {
-    Machine m = hardware(FrameMemory::System, FrameMemory::System, cores);
-    Choice c = choose_backend(m);
-    fail_unless(c.pick == Pick::Trial, "%u cores, imports unknown: %s", cores, c.reason.c_str());
-    m.src = m.dst = Import::No;
-    c = choose_backend(m);
-    fail_unless(c.pick == Pick::Cpu && says(c, "upload and a readback"), "%u cores: %s", cores,
+    Facts gl = hardware();
+    Choice c = choose(FrameMemory::System, FrameMemory::System, gl, cores);
+    fail_unless(times_all(c, 2), "%u cores, imports unknown: %s", cores, c.reason.c_str());
+    gl.src = gl.dst = Import::No;
+    c = choose(FrameMemory::System, FrameMemory::System, gl, cores);
+    fail_unless(picks(c, kCpu) && says(c, "upload and a readback"), "%u cores: %s", cores,
                 c.reason.c_str());
   }
 }
@@ -94,29 +154,33 @@ GST_END_TEST;
 GST_START_TEST(test_unclear_cases_are_timed) {
   for (auto [src, dst] : {std::pair{Import::Yes, Import::No}, std::pair{Import::No, Import::Yes},
                           std::pair{Import::Yes, Import::Yes}}) {
-    Machine m = hardware(FrameMemory::DmaBuf, FrameMemory::DmaBuf, 16);
-    m.src = src;
-    m.dst = dst;
-    const Choice c = choose_backend(m);
-    fail_unless(c.pick == Pick::Trial && says(c, "16 cores"), "%s", c.reason.c_str());
+    Facts gl = hardware();
+    gl.src = src;
+    gl.dst = dst;
+    const Choice c = choose(FrameMemory::DmaBuf, FrameMemory::DmaBuf, gl, 16);
+    fail_unless(times_all(c, 2) && says(c, "16 cores"), "%s", c.reason.c_str());
+    // One copy on the only core: still timed.
+    if (src != dst)
+      fail_unless(times_all(choose(FrameMemory::DmaBuf, FrameMemory::System, gl, 1), 2));
   }
-  Machine m = hardware(FrameMemory::DmaBuf, FrameMemory::System, 1);
-  m.src = m.dst = Import::Yes;
-  const Choice c = choose_backend(m);
-  fail_unless(c.pick == Pick::Gl && says(c, "only core"), "%s", c.reason.c_str());
+  Facts gl = hardware();
+  gl.src = gl.dst = Import::Yes;
+  const Choice c = choose(FrameMemory::DmaBuf, FrameMemory::System, gl, 1);
+  fail_unless(picks(c, kGl) && says(c, "only core"), "%s", c.reason.c_str());
 }
 GST_END_TEST;
 
 GST_START_TEST(test_trial_keeps_the_faster) {
-  Machine m = hardware(FrameMemory::System, FrameMemory::System, 16);
-  m.src = Import::Yes;
-  m.dst = Import::No;
-  Choice c = settle_trial(m, 288, 1186, 4, 4);
-  fail_unless(c.pick == Pick::Cpu, "%s", c.reason.c_str());
+  Facts gl = hardware();
+  gl.src = Import::Yes;
+  gl.dst = Import::No;
+  const auto candidates = cpu_and_gl({FrameMemory::System, FrameMemory::System}, gl, 16);
+  Choice c = settle_trial(candidates, {kCpu, kGl}, {288, 1186}, 4, 4);
+  fail_unless(picks(c, kCpu), "%s", c.reason.c_str());
   fail_unless(says(c, "cpu 288 us, gl 1186 us") && says(c, "destination read back"), "%s",
               c.reason.c_str());
-  c = settle_trial(m, 900, 120, 4, 4);
-  fail_unless(c.pick == Pick::Gl && says(c, "timed the first frame 4 times each"), "%s",
+  c = settle_trial(candidates, {kCpu, kGl}, {900, 120}, 4, 4);
+  fail_unless(picks(c, kGl) && says(c, "timed the first frame 4 times each"), "%s",
               c.reason.c_str());
 }
 GST_END_TEST;
@@ -124,12 +188,12 @@ GST_END_TEST;
 GST_START_TEST(test_renderer_kinds) {
   for (const char *soft :
        {"llvmpipe (LLVM 15.0.7, 256 bits)", "softpipe", "Mesa swrast", "Software Rasterizer"})
-    fail_unless(gl_kind_of(soft, nullptr) == GlKind::Software, "%s", soft);
-  fail_unless(gl_kind_of("NVIDIA H200/PCIe/SSE2", nullptr) == GlKind::Hardware);
-  fail_unless(gl_kind_of("Mesa Intel(R) UHD Graphics 620", "") == GlKind::Hardware);
-  fail_unless(gl_kind_of("llvmpipe", "hardware") == GlKind::Hardware);
-  fail_unless(gl_kind_of("NVIDIA H200", "software") == GlKind::Software);
-  fail_unless(gl_kind_of("llvmpipe", "bogus") == GlKind::Software);
+    fail_unless(gl_kind_of(soft, nullptr) == GpuKind::Software, "%s", soft);
+  fail_unless(gl_kind_of("NVIDIA H200/PCIe/SSE2", nullptr) == GpuKind::Hardware);
+  fail_unless(gl_kind_of("Mesa Intel(R) UHD Graphics 620", "") == GpuKind::Hardware);
+  fail_unless(gl_kind_of("llvmpipe", "hardware") == GpuKind::Hardware);
+  fail_unless(gl_kind_of("NVIDIA H200", "software") == GpuKind::Software);
+  fail_unless(gl_kind_of("llvmpipe", "bogus") == GpuKind::Software);
 }
 GST_END_TEST;
 
@@ -146,7 +210,7 @@ GST_START_TEST(test_gpu_device_nodes) {
   std::string why;
   fail_unless(gpu_device_node(root).empty());
   fail_if(gl_may_be_hardware(nullptr, why, root));
-  fail_unless(says({Pick::Cpu, why}, "no GPU device"), "%s", why.c_str());
+  fail_unless(said(why, "no GPU device"), "%s", why.c_str());
   touch("nvidiactl");
   touch("nvidia-uvm");
   fail_unless(gpu_device_node(root).empty(), "NVIDIA's control nodes are no GPU");
@@ -157,10 +221,10 @@ GST_START_TEST(test_gpu_device_nodes) {
   fail_unless(gpu_device_node(root) == root + "/nvidia0", "%s", gpu_device_node(root).c_str());
   touch("dri/renderD128");
   fail_unless(gpu_device_node(root) == root + "/dri/renderD128", "%s", gpu_device_node(root).c_str());
-  fail_unless(gl_may_be_hardware(nullptr, why, root) && says({Pick::Gl, why}, "renderD128"));
+  fail_unless(gl_may_be_hardware(nullptr, why, root) && said(why, "renderD128"));
   fail_unless(gl_may_be_hardware("bogus", why, root));
   fail_if(gl_may_be_hardware("software", why, root));
-  fail_unless(says({Pick::Cpu, why}, "EF_GL_RENDERER_KIND=software"), "%s", why.c_str());
+  fail_unless(said(why, "EF_GL_RENDERER_KIND=software"), "%s", why.c_str());
   for (const char *name : {"dri/renderD128", "dri/card0", "nvidia0", "nvidiactl", "nvidia-uvm"})
     g_remove((root + "/" + name).c_str());
   g_rmdir((root + "/dri").c_str());
@@ -169,10 +233,13 @@ GST_START_TEST(test_gpu_device_nodes) {
   g_free(dev);
 }
 GST_END_TEST;
+#endif
 
 static Suite *choice_suite() {
   Suite *s = suite_create("backend_choice");
   TCase *tc = tcase_create("decision");
+  tcase_add_test(tc, test_classes_decide);
+#ifdef EF_HAVE_GSTGL
   tcase_add_test(tc, test_gl_memory_takes_gl);
   tcase_add_test(tc, test_gl_input_in_software_takes_cpu);
   tcase_add_test(tc, test_software_or_no_gl_takes_cpu);
@@ -181,6 +248,7 @@ static Suite *choice_suite() {
   tcase_add_test(tc, test_trial_keeps_the_faster);
   tcase_add_test(tc, test_renderer_kinds);
   tcase_add_test(tc, test_gpu_device_nodes);
+#endif
   suite_add_tcase(s, tc);
   return s;
 }

@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "common/gst_ptr.hpp"
-#include "efconvert/backend_table.hpp"
-#include "efconvert/convert_caps.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
+#include "efconvert/backends/backend_registry.hpp"
+#include "efconvert/caps/convert_caps.hpp"
+#include "efconvert/backends/cpu/cpu_backend.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
 #ifdef EF_HAVE_GSTGL
-#include "efconvert/gl/gl_layout.hpp"
-#include "efconvert/gl/gl_tensor_words.hpp"
-#include "efconvert/cuda/cuda_plan.hpp"
+#include "efconvert/backends/cuda/cuda_backend.hpp"
+#include "efconvert/backends/cuda/cuda_plan.hpp"
+#include "efconvert/backends/gl/gl_backend.hpp"
+#include "efconvert/backends/gl/gl_layout.hpp"
+#include "efconvert/backends/gl/gl_tensor_words.hpp"
 #endif
 
 // Last: Check's `fail` macro would rename std::ios::fail in headers after it.
@@ -105,10 +108,10 @@ GST_START_TEST(test_gl_table_is_the_shader) {
     spec.height = 3;
     const gl::TensorWords words = gl::tensor_words(spec);
     const bool laid_out = words.pixels * spec.element_bytes() == 4 && words.bytes >= spec.size();
-    for (FrameMemory m : kTensorMemories) {
+    for (FrameMemory m : tensor_memories()) {
       const auto names = table_names(t, true, OutputKind::Tensor, m);
       const bool has = std::find(names.begin(), names.end(), tensor_type_name(type)) != names.end();
-      fail_unless(has == laid_out, "%s tensors in %s", tensor_type_name(type), memory_name(m));
+      fail_unless(has == laid_out, "%s tensors in %s", tensor_type_name(type), memory_kind(m).name);
     }
   }
   for (const Production &row : t.rows)
@@ -155,7 +158,7 @@ GST_START_TEST(test_templates_are_the_union) {
   fail_unless(sink && src && pad);
   for (GstVideoFormat f : raw_formats()) {
     const char *name = gst_video_format_to_string(f);
-    for (FrameMemory m : kMemories) {
+    for (FrameMemory m : frame_memories()) {
       bool read = false, made = false, passed = false;
       for (const BackendTable *t : backend_tables()) {
         for (const Production &row : t->rows) {

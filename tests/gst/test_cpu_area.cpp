@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "efconvert/cpu/cpu_area.hpp"
-#include "efconvert/cpu/cpu_box.hpp"
-#include "efconvert/cpu/cpu_up2.hpp"
+#include "efconvert/backends/cpu/cpu_area.hpp"
+#include "efconvert/backends/cpu/cpu_box.hpp"
+#include "efconvert/backends/cpu/cpu_up2.hpp"
 #include "simd_level.hpp"
 
 #include <gst/check/gstcheck.h>

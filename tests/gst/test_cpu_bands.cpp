@@ -18,8 +18,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-#include "efconvert/convert_params.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
+#include "efconvert/plan/convert_params.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
 #include "frames.hpp"
 #include "sentinel_frame.hpp"
 #include "sanitized.hpp"

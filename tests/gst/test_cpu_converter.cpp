@@ -22,10 +22,10 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-#include "efconvert/convert_params.hpp"
-#include "efconvert/cpu/cpu_box.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
-#include "efconvert/cpu/cpu_range.hpp"
+#include "efconvert/plan/convert_params.hpp"
+#include "efconvert/backends/cpu/cpu_box.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
+#include "efconvert/backends/cpu/cpu_range.hpp"
 #include "sanitized.hpp"
 #include "simd_level.hpp"
 

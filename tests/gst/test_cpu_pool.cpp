@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend's helper threads, one set shared by every element of a
-// process (efconvert/cpu/cpu_pool): many callers at once, each of its own
+// process (efconvert/backends/cpu/cpu_pool): many callers at once, each of its own
 // Pool with its own cap, run every job of every round exactly once and
 // see every job's writes when run() returns; a helper joins a round where
 // a CPU is free; the set is made and ended as Pools come and go while
@@ -21,9 +21,9 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-#include "efconvert/convert_params.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
-#include "efconvert/cpu/cpu_pool.hpp"
+#include "efconvert/plan/convert_params.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
+#include "efconvert/backends/cpu/cpu_pool.hpp"
 #include "frames.hpp"
 #include "sentinel_frame.hpp"
 

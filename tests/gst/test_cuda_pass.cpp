@@ -20,12 +20,13 @@
 #include <vector>
 
 #include "box_reference.hpp"
-#include "efconvert/backend_table.hpp"
-#include "efconvert/convert_params.hpp"
-#include "efconvert/cpu/cpu_converter.hpp"
-#include "efconvert/cuda/cuda_plan.hpp"
+#include "efconvert/backends/backend_table.hpp"
+#include "efconvert/backends/cuda/cuda_backend.hpp"
+#include "efconvert/plan/convert_params.hpp"
+#include "efconvert/backends/cpu/cpu_converter.hpp"
+#include "efconvert/backends/cuda/cuda_plan.hpp"
 #ifdef EF_HAVE_CUDA
-#include "efconvert/cuda/cuda_kernels.hpp"
+#include "efconvert/backends/cuda/cuda_kernels.hpp"
 #endif
 #include "harness.hpp"
 

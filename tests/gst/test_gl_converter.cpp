@@ -23,13 +23,13 @@
 #include "box_reference.hpp"
 #include "check_gl_main.hpp"
 #include "gl_test_context.hpp"
-#include "efconvert/convert_params.hpp"
+#include "efconvert/plan/convert_params.hpp"
 #include "common/gst_ptr.hpp"
 #include "common/texture_uploader.hpp"
-#include "efconvert/gl/gl_converter.hpp"
-#include "efconvert/gl/gl_layout.hpp"
-#include "efconvert/gl/gl_tensor_words.hpp"
-#include "efconvert/gl/gl_texture_storage.hpp"
+#include "efconvert/backends/gl/gl_converter.hpp"
+#include "efconvert/backends/gl/gl_layout.hpp"
+#include "efconvert/backends/gl/gl_tensor_words.hpp"
+#include "efconvert/backends/gl/gl_texture_storage.hpp"
 #include "frames.hpp"
 
 namespace {

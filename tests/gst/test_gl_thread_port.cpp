@@ -11,8 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "check_gl_main.hpp"
 #include "common/gl_thread_port.hpp"
+// After the port: Check's `fail` macro would rename std::ios::fail in headers after it.
+#include "check_gl_main.hpp"
 #include "gl_test_context.hpp"
 #ifdef EF_COUNT_ALLOCATIONS
 #include "alloc_count.hpp"
@@ -78,6 +79,28 @@ GST_START_TEST(test_runs_on_the_gl_thread) {
 }
 GST_END_TEST;
 
+// run_counted: every hand-over counted once, with its time on the GL
+// thread, for whichever backend hands over (efconvert's GL and CUDA
+// backends' gl-handovers and gl-thread-ns).
+GST_START_TEST(test_counts_hand_overs) {
+  GlContext gl;
+  GlThreadPort port(gl.context.get());
+  int ran = 0;
+  for (int i = 0; i < 20; ++i)
+    port.run_counted([&](GstGLContext *context) {
+      fail_unless(gst_gl_context_get_current() == context);
+      g_usleep(100);
+      ran++;
+    });
+  fail_unless_equals_int(ran, 20);
+  fail_unless_equals_uint64(port.handovers(), 20);
+  fail_unless(port.thread_ns() >= 20 * 100 * 1000, "%" G_GUINT64_FORMAT " ns", port.thread_ns());
+  Calls calls{gl.context.get()};
+  port.run(count, &calls);  // uncounted
+  fail_unless_equals_uint64(port.handovers(), 20);
+}
+GST_END_TEST;
+
 #ifdef EF_COUNT_ALLOCATIONS
 GST_START_TEST(test_allocates_nothing) {
   GlContext gl;
@@ -88,6 +111,10 @@ GST_START_TEST(test_allocates_nothing) {
   uint64_t before = ef::bench::thread_allocations();
   for (int i = 0; i < 100; ++i)
     port.run(count, &calls);
+  fail_unless_equals_uint64(ef::bench::thread_allocations() - before, 0);
+  before = ef::bench::thread_allocations();
+  for (int i = 0; i < 100; ++i)
+    port.run_counted([&](GstGLContext *context) { count(context, &calls); });
   fail_unless_equals_uint64(ef::bench::thread_allocations() - before, 0);
   // The counter sees what gst_gl_context_thread_add makes.
   before = ef::bench::thread_allocations();
@@ -105,6 +132,7 @@ Suite *gl_thread_port_suite() {
   TCase *tc = tcase_create("general");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_runs_on_the_gl_thread);
+  tcase_add_test(tc, test_counts_hand_overs);
 #ifdef EF_COUNT_ALLOCATIONS
   tcase_add_test(tc, test_allocates_nothing);
 #endif

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "efconvert/convert_params.hpp"
+#include "efconvert/plan/convert_params.hpp"
 #include "odd_margins.hpp"
 
 using namespace ef::gst;

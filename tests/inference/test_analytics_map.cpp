@@ -17,7 +17,7 @@
 #include <cmath>
 #include <vector>
 
-#include "efconvert/convert_params.hpp"
+#include "efconvert/plan/convert_params.hpp"
 
 using namespace ef::gst;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A hand-over to a GL context's thread that allocates nothing per call.
+// A hand-over to a GL context's thread that allocates nothing per call: the
+// one way ef's elements run work there (efconvert's GL and CUDA backends).
 // gst_gl_context_thread_add() makes a GSource, its callback data and a
 // message every time (5.5 heap allocations a frame in efconvert's chain,
 // found with bench_convert_gl's EF_ALLOC_TRACE); a port attaches one
@@ -10,8 +11,12 @@
 
 #include <gst/gl/gl.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 namespace ef::gst {
 
@@ -26,6 +31,31 @@ class GlThreadPort {
   // and returns when it has run. One caller at a time runs; others wait.
   void run(GstGLContextThreadFunc func, gpointer data);
 
+  // Runs f(context) on the GL thread as run() does, counted: every
+  // hand-over, and the time f took there. The GL thread is shared by every
+  // element of the context: its time is what N streams on one context add
+  // up (efconvert's gl-handovers, gl-thread-ns).
+  template <typename F>
+  void run_counted(F &&f) {
+    struct Job {
+      GlThreadPort *port;
+      std::remove_reference_t<F> *f;
+    } job{this, &f};
+    handovers_++;
+    run(
+        [](GstGLContext *context, gpointer data) {
+          auto *j = static_cast<Job *>(data);
+          const auto start = std::chrono::steady_clock::now();
+          (*j->f)(context);
+          j->port->thread_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now() - start)
+                                              .count());
+        },
+        &job);
+  }
+  uint64_t handovers() const { return handovers_.load(); }
+  uint64_t thread_ns() const { return thread_ns_.load(); }
+
  private:
   struct Source;
   static gboolean dispatch(GSource *source, GSourceFunc, gpointer);
@@ -39,6 +69,7 @@ class GlThreadPort {
   GstGLContextThreadFunc func_ = nullptr;  // the pending call, under lock_
   gpointer data_ = nullptr;
   bool pending_ = false;
+  std::atomic<uint64_t> handovers_{0}, thread_ns_{0};  // run_counted()'s
 };
 
 }  // namespace ef::gst
