@@ -179,7 +179,14 @@ static Suite *copy_suite() {
   TCase *tc = tcase_create("dry_run");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_enum_has_copy);
+#ifdef EF_SANITIZED
+  // gst-inspect-1.0 is not instrumented and cannot load a sanitized plugin.
+  g_print(
+      "SKIP: test_inspect_shows_copy: gst-inspect-1.0 cannot load a plugin built with "
+      "-Db_sanitize=" EF_SANITIZED "; the -Werror legs run it\n");
+#else
   tcase_add_test(tc, test_inspect_shows_copy);
+#endif
   tcase_add_test(tc, test_caps_have_copy);
   tcase_add_test(tc, test_copy_is_the_cpu_pass);
   tcase_add_test(tc, test_auto_weighs_copy);

@@ -135,7 +135,11 @@ class TrialBackend : public ConvertBackend {
     const std::vector<Candidate> now = candidates();
     const Choice after = choose_backend(now);
     if (after.timed.size() <= 1) {
-      settle(after.timed.empty() ? Choice{{learner_}, after.reason} : after);
+      // One index, filled rather than copied: GCC 14 reads a copy of a
+      // vector known to hold at most one element as a memmove past its
+      // bounds (-Warray-bounds, a false alarm that -Werror makes fatal).
+      const size_t kept = after.timed.empty() ? learner_ : after.timed.front();
+      settle(Choice{std::vector<size_t>(1, kept), after.reason});
     } else {
       const std::vector<size_t> &racing = after.timed;
       std::vector<std::array<double, kTimed>> us(racing.size());
