@@ -99,17 +99,24 @@ def check(path):
     return broken, count
 
 
-def main():
+def run(check, documents, counted, missing):
+    """Runs `check(path)` -> (misses, count) over the files named on the
+    command line, else `documents()`; prints the misses and a count, and
+    gives the exit status."""
     paths = [pathlib.Path(p).resolve() for p in sys.argv[1:]] or documents()
-    broken, count = [], 0
+    misses, count = [], 0
     for path in paths:
-        b, c = check(path)
-        broken += b
+        m, c = check(path)
+        misses += m
         count += c
-    for line in broken:
+    for line in misses:
         print(line)
-    print(f"{count} relative links checked, {len(broken)} broken")
-    return 1 if broken else 0
+    print(f"{count} {counted}, {len(misses)} {missing}")
+    return 1 if misses else 0
+
+
+def main():
+    return run(check, documents, "relative links checked", "broken")
 
 
 if __name__ == "__main__":

@@ -1187,13 +1187,13 @@ void install_properties(GObjectClass *object_class) {
       object_class, PROP_BACKEND_IN_USE,
       g_param_spec_string("backend-in-use", "Backend in use",
                           kept("The backend chosen for the current caps: " + backend_names() +
-                               ", or none before caps are set"),
+                               ", or none while no caps are set"),
                           "none", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_BACKEND_REASON,
       g_param_spec_string("backend-reason", "Backend reason",
                           "Why backend-in-use runs: asked for, or what auto found (while auto "
-                          "times both backends, it begins with \"trial:\")",
+                          "times the backends it cannot tell apart, it begins with \"trial:\")",
                           "", ro_flags()));
   g_object_class_install_property(
       object_class, PROP_METHOD,

@@ -54,7 +54,9 @@ const BackendEntry &cuda_backend_entry() {
       .name = "cuda",
       .label = "CUDA",
       .blurb = "One CUDA kernel on the frame's own CUDA context (frames in CUDA memory)",
-      .when = "CUDA for frames in CUDA memory (NVDEC's; on their own CUDA context)",
+      .when =
+          "CUDA for frames in CUDA memory (NVDEC's; on their own CUDA context), whatever the "
+          "output's memory",
       .table = cuda_table,
       .device = &gl_device_type(),
       .device_always = false,  // GL-memory outputs only

@@ -115,7 +115,7 @@ const BackendEntry &gl_backend_entry() {
       .label = "GL",
       .blurb = "One shader pass (GstGL)",
       .when =
-          "GL for GL memory (textures, or tensors as GL buffers), the CPU where GL is a "
+          "GL for outputs in GL memory (textures, or tensors as GL buffers), the CPU where GL is a "
           "software rasterizer (llvmpipe, softpipe) or missing or would upload and read back "
           "every frame",
       .table = gl_table,
