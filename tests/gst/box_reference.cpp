@@ -129,4 +129,33 @@ BoxImage box_reference(const GstVideoFrame &src, const GstVideoRectangle &crop, 
   return image;
 }
 
+void unturn(GstVideoOrientationMethod d, int x, int y, int cw, int ch, int &ux, int &uy) {
+  switch (d) {
+    case GST_VIDEO_ORIENTATION_90R:
+      ux = y, uy = cw - 1 - x;
+      break;
+    case GST_VIDEO_ORIENTATION_180:
+      ux = cw - 1 - x, uy = ch - 1 - y;
+      break;
+    case GST_VIDEO_ORIENTATION_90L:
+      ux = ch - 1 - y, uy = x;
+      break;
+    case GST_VIDEO_ORIENTATION_HORIZ:
+      ux = cw - 1 - x, uy = y;
+      break;
+    case GST_VIDEO_ORIENTATION_VERT:
+      ux = x, uy = ch - 1 - y;
+      break;
+    case GST_VIDEO_ORIENTATION_UL_LR:
+      ux = y, uy = x;
+      break;
+    case GST_VIDEO_ORIENTATION_UR_LL:
+      ux = ch - 1 - y, uy = cw - 1 - x;
+      break;
+    default:
+      ux = x, uy = y;
+      break;
+  }
+}
+
 }  // namespace ef::test

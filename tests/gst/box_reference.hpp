@@ -30,4 +30,9 @@ struct BoxImage {
 // (the same in y), texels weighed by the part of them it covers.
 BoxImage box_reference(const GstVideoFrame &src, const GstVideoRectangle &crop, int w, int h);
 
+// Where content pixel (x, y) of an output turned by `d` comes from in the
+// unturned image of cw x ch (turned) pixels. Written out per direction,
+// apart from convert_params, so that the two have to agree.
+void unturn(GstVideoOrientationMethod d, int x, int y, int cw, int ch, int &ux, int &uy);
+
 }  // namespace ef::test

@@ -419,6 +419,8 @@ struct BoxSize {
   int in_w, in_h, out_w, out_h;
   bool letterbox;
   GstVideoRectangle content;  // where the picture lies in the output
+  GstVideoRectangle crop{};   // of the source; none: the whole frame
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
 };
 
 // Stretched, and the model input: 1080p letterboxed into 640x640, its
@@ -440,7 +442,35 @@ constexpr BoxSize kBoxSizes[] = {
     // steps 5 and 21 levels off at 97x61 -> 31x17, 27 at 1080p -> 640x640).
     {97, 61, 31, 17, false, {0, 0, 31, 17}},
     {1920, 1080, 640, 640, false, {0, 0, 640, 640}},
+    // Crops that start between two chroma samples (odd x, odd y) and
+    // flips and turns of a frame of odd sides, whose first chroma sample
+    // then covers one pixel of the picture and one outside it: chroma one
+    // pixel off where they are taken as aligned (the CPU's were: 26 levels
+    // on a zone plate cropped at x = 5).
+    {97, 61, 31, 21, false, {0, 0, 31, 21}, {5, 3, 61, 41}},
+    {97, 61, 20, 13, false, {0, 0, 20, 13}, {7, 1, 61, 41}},
+    {97, 61, 31, 17, false, {0, 0, 31, 17}, {}, GST_VIDEO_ORIENTATION_VERT},
+    {97, 61, 31, 17, false, {0, 0, 31, 17}, {}, GST_VIDEO_ORIENTATION_HORIZ},
+    {97, 61, 31, 17, false, {0, 0, 31, 17}, {}, GST_VIDEO_ORIENTATION_180},
+    {97, 61, 17, 31, false, {0, 0, 17, 31}, {}, GST_VIDEO_ORIENTATION_90R},
+    {97, 61, 17, 31, false, {0, 0, 17, 31}, {}, GST_VIDEO_ORIENTATION_UL_LR},
+    {97, 61, 17, 31, false, {0, 0, 17, 31}, {3, 5, 61, 41}, GST_VIDEO_ORIENTATION_UR_LL},
 };
+
+// The chain's properties for `s`'s crop and direction.
+std::string geometry_properties(const BoxSize &s) {
+  std::string props = s.letterbox ? "" : " letterbox=false";
+  if (s.crop.w)
+    props += " crop=\"<" + std::to_string(s.crop.x) + ", " + std::to_string(s.crop.y) + ", " +
+             std::to_string(s.crop.w) + ", " + std::to_string(s.crop.h) + ">\"";
+  if (s.direction != GST_VIDEO_ORIENTATION_IDENTITY) {
+    GEnumClass *directions = G_ENUM_CLASS(g_type_class_ref(GST_TYPE_VIDEO_ORIENTATION_METHOD));
+    props +=
+        std::string(" video-direction=") + g_enum_get_value(directions, s.direction)->value_nick;
+    g_type_class_unref(directions);
+  }
+  return props;
+}
 
 // What each backend may miss the reference by, as a mean absolute error
 // over the content's R, G and B bytes. Both average the exact footprint;
@@ -452,10 +482,10 @@ constexpr BoxSize kBoxSizes[] = {
 // the backend that ran.
 constexpr double kCpuMaxMae = 1.5, kGlMaxMae = 1.5, kMargin = 1.0;
 
-// Mean absolute error of the content of packed RGB `buf` against the box
-// reference of the content's size.
+// Mean absolute error of the content of packed RGB `buf` (turned by
+// `direction`) against the box reference of the content's unturned size.
 double box_mae(GstBuffer *buf, const GstVideoInfo &out, const GstVideoRectangle &content,
-               const ef::test::BoxImage &ref) {
+               GstVideoOrientationMethod direction, const ef::test::BoxImage &ref) {
   GstVideoFrame f;
   GstVideoInfo copy = out;
   fail_unless(gst_video_frame_map(&f, &copy, buf, GST_MAP_READ));
@@ -463,9 +493,12 @@ double box_mae(GstBuffer *buf, const GstVideoInfo &out, const GstVideoRectangle 
   for (int y = 0; y < content.h; ++y) {
     const auto *row = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&f, 0)) +
                       (content.y + y) * GST_VIDEO_FRAME_PLANE_STRIDE(&f, 0);
-    for (int x = 0; x < content.w; ++x)
+    for (int x = 0; x < content.w; ++x) {
+      int ux, uy;
+      ef::test::unturn(direction, x, y, content.w, content.h, ux, uy);
       for (int c = 0; c < 3; ++c)
-        sum += std::fabs(row[3 * (content.x + x) + c] - std::clamp(ref.at(x, y)[c], 0.0, 255.0));
+        sum += std::fabs(row[3 * (content.x + x) + c] - std::clamp(ref.at(ux, uy)[c], 0.0, 255.0));
+    }
   }
   gst_video_frame_unmap(&f);
   return sum / (3.0 * content.w * content.h);
@@ -493,7 +526,7 @@ void check_against_box(bool gl) {
   const int n_backends = gl ? 3 : 1;
   std::string failures;  // the first
   std::printf("MAE against the box reference (0-255, mean over R, G, B):\n");
-  std::printf("%-13s %-22s", "content", "size");
+  std::printf("%-13s %-34s", "content", "size");
   for (int b = 0; b < n_backends; ++b)
     std::printf(" %13s", kBackendNames[b]);
   std::printf("\n");
@@ -514,22 +547,27 @@ void check_against_box(bool gl) {
       in.buffer = content.make(in_info);
       GstVideoFrame src;
       fail_unless(gst_video_frame_map(&src, &in.info, in.buffer, GST_MAP_READ));
-      const ef::test::BoxImage ref =
-          ef::test::box_reference(src, {0, 0, s.in_w, s.in_h}, s.content.w, s.content.h);
+      const bool swap =
+          s.direction == GST_VIDEO_ORIENTATION_90R || s.direction == GST_VIDEO_ORIENTATION_90L ||
+          s.direction == GST_VIDEO_ORIENTATION_UL_LR || s.direction == GST_VIDEO_ORIENTATION_UR_LL;
+      const GstVideoRectangle crop = s.crop.w ? s.crop : GstVideoRectangle{0, 0, s.in_w, s.in_h};
+      const ef::test::BoxImage ref = ef::test::box_reference(
+          src, crop, swap ? s.content.h : s.content.w, swap ? s.content.w : s.content.h);
       gst_video_frame_unmap(&src);
       const GstVideoInfo out = rgb_info(s.out_w, s.out_h);
-      const std::string size = std::to_string(s.in_w) + "x" + std::to_string(s.in_h) + " -> " +
-                               std::to_string(s.out_w) + "x" + std::to_string(s.out_h) +
-                               (s.letterbox ? " lb" : "");
+      const std::string size =
+          std::to_string(s.in_w) + "x" + std::to_string(s.in_h) +
+          (s.crop.w ? " crop+" + std::to_string(s.crop.x) + "+" + std::to_string(s.crop.y) : "") +
+          " -> " + std::to_string(s.out_w) + "x" + std::to_string(s.out_h) +
+          (s.letterbox ? " lb" : "") + (s.direction ? " d" + std::to_string(int(s.direction)) : "");
       double mae[3] = {};
       for (int b = 0; b < n_backends; ++b) {
-        const std::string chain =
-            std::string("efconvert ") + kBackends[b] + (s.letterbox ? "" : " letterbox=false");
+        const std::string chain = std::string("efconvert ") + kBackends[b] + geometry_properties(s);
         GstBuffer *buf = run_chain(chain, in, out);
-        mae[b] = box_mae(buf, out, s.content, ref);
+        mae[b] = box_mae(buf, out, s.content, s.direction, ref);
         gst_buffer_unref(buf);
       }
-      std::printf("%-13s %-22s", content.name, size.c_str());
+      std::printf("%-13s %-34s", content.name, size.c_str());
       for (int b = 0; b < n_backends; ++b)
         std::printf(" %13.2f", mae[b]);
       std::printf("\n");

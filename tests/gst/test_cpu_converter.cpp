@@ -580,45 +580,96 @@ GST_END_TEST;
 // cosited across (mpeg2) and both ways; the same size (chroma to twice its
 // size), and reductions by 3 (the boxes) and by 2.4 x 2.67 (cpu_area).
 GST_START_TEST(test_sited_directions) {
+  struct Sizes {
+    int in_w, in_h;
+    std::array<std::array<int, 2>, 3> outs;
+  };
+  // Even sides, and odd ones, whose reversed axes start with a chroma
+  // sample that covers one pixel outside the frame (a pixel further left
+  // than the same sample straight).
+  const Sizes sizes[] = {{96, 72, {{{96, 72}, {32, 24}, {40, 27}}}},
+                         {97, 61, {{{97, 61}, {33, 21}, {131, 83}}}}};
   int cases = 0;
-  for (GstVideoChromaSite site : {GST_VIDEO_CHROMA_SITE_MPEG2, GST_VIDEO_CHROMA_SITE_COSITED})
-    for (GstVideoFormat in :
-         {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y42B}) {
-      auto src = source(in, 96, 72);
-      for (const auto &size : {std::array{96, 72}, std::array{32, 24}, std::array{40, 27}}) {
-        auto plan = [&](GstVideoOrientationMethod direction) {
-          const bool swap = direction_swaps_axes(direction);
-          auto planned = plan_conversion(96, 72, {}, swap ? size[1] : size[0],
-                                         swap ? size[0] : size[1], false, direction);
+  for (const Sizes &frame : sizes)
+    for (GstVideoChromaSite site :
+         {GST_VIDEO_CHROMA_SITE_MPEG2, GST_VIDEO_CHROMA_SITE_COSITED, GST_VIDEO_CHROMA_SITE_JPEG})
+      for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_Y42B,
+                                GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_P010_10LE}) {
+        const int iw = frame.in_w, ih = frame.in_h;
+        auto src = source(in, iw, ih);
+        for (const auto &size : frame.outs) {
+          auto plan = [&](GstVideoOrientationMethod direction) {
+            const bool swap = direction_swaps_axes(direction);
+            auto planned = plan_conversion(iw, ih, {}, swap ? size[1] : size[0],
+                                           swap ? size[0] : size[1], false, direction);
+            fail_unless(planned.ok());
+            ConvertParams p = *planned;
+            p.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
+            p.chroma_site = site;
+            return p;
+          };
+          const ConvertParams straight = plan(GST_VIDEO_ORIENTATION_IDENTITY);
+          auto identity = convert(*src, straight, GST_VIDEO_FORMAT_RGB, size[0], size[1], 1);
+          for (GstVideoOrientationMethod direction : kDirections) {
+            const ConvertParams p = plan(direction);
+            const int w = p.content.w, h = p.content.h;
+            auto turned = convert(*src, p, GST_VIDEO_FORMAT_RGB, w, h, 1);
+            for (int t = 0; t < h; ++t)
+              for (int s = 0; s < w; ++s) {
+                double ix, iy;
+                map_output_to_input(p, s + 0.5, t + 0.5, ix, iy);
+                const int x = int(ix * size[0] / iw), y = int(iy * size[1] / ih);
+                for (int c = 0; c < 3; ++c)
+                  fail_unless(*turned->at(c, s, t) == *identity->at(c, x, y),
+                              "%s %dx%d, chroma-site %d, to %dx%d, direction %d: pixel %d,%d "
+                              "component %d is %d, the identity's %d",
+                              name(in), iw, ih, int(site), w, h, int(direction), s, t, c,
+                              *turned->at(c, s, t), *identity->at(c, x, y));
+              }
+            ++cases;
+          }
+        }
+      }
+  std::printf("sited chroma in every direction: %d conversions, each its identity turned\n", cases);
+}
+GST_END_TEST;
+
+// A crop that starts on the second pixel of a chroma pair (odd x, odd y)
+// at the same size is the whole frame's conversion cut there: chroma keeps
+// its place (it was read from the chroma grid, a pixel to the left). The
+// crop's last column and row are left out: past them the whole frame has a
+// sample the crop's interpolation does not read.
+GST_START_TEST(test_odd_crop_keeps_chroma_in_place) {
+  int cases = 0;
+  for (GstVideoChromaSite site : {GST_VIDEO_CHROMA_SITE_MPEG2, GST_VIDEO_CHROMA_SITE_JPEG})
+    for (GstVideoFormat in : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+                              GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_NV12_10LE40})
+      for (const GstVideoRectangle &crop :
+           {GstVideoRectangle{5, 3, 61, 41}, GstVideoRectangle{1, 0, 96, 61},
+            GstVideoRectangle{0, 1, 97, 60}, GstVideoRectangle{7, 9, 2, 2}}) {
+        auto src = source(in, 97, 61);
+        auto plan = [&](const GstVideoRectangle &c) {
+          auto planned =
+              plan_conversion(97, 61, c, c.w, c.h, false, GST_VIDEO_ORIENTATION_IDENTITY);
           fail_unless(planned.ok());
           ConvertParams p = *planned;
           p.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
           p.chroma_site = site;
           return p;
         };
-        const ConvertParams straight = plan(GST_VIDEO_ORIENTATION_IDENTITY);
-        auto identity = convert(*src, straight, GST_VIDEO_FORMAT_RGB, size[0], size[1], 1);
-        for (GstVideoOrientationMethod direction : kDirections) {
-          const ConvertParams p = plan(direction);
-          const int w = p.content.w, h = p.content.h;
-          auto turned = convert(*src, p, GST_VIDEO_FORMAT_RGB, w, h, 1);
-          for (int t = 0; t < h; ++t)
-            for (int s = 0; s < w; ++s) {
-              double ix, iy;
-              map_output_to_input(p, s + 0.5, t + 0.5, ix, iy);
-              const int x = int(ix * size[0] / 96), y = int(iy * size[1] / 72);
-              for (int c = 0; c < 3; ++c)
-                fail_unless(*turned->at(c, s, t) == *identity->at(c, x, y),
-                            "%s 96x72, chroma-site %d, to %dx%d, direction %d: pixel %d,%d "
-                            "component %d is %d, the identity's %d",
-                            name(in), int(site), w, h, int(direction), s, t, c,
-                            *turned->at(c, s, t), *identity->at(c, x, y));
-            }
-          ++cases;
-        }
+        auto whole = convert(*src, plan({0, 0, 97, 61}), GST_VIDEO_FORMAT_RGB, 97, 61, 1);
+        auto cut = convert(*src, plan(crop), GST_VIDEO_FORMAT_RGB, crop.w, crop.h, 1);
+        for (int y = 0; y + 1 < crop.h; ++y)
+          for (int x = 0; x + 1 < crop.w; ++x)
+            for (int c = 0; c < 3; ++c)
+              fail_unless(*cut->at(c, x, y) == *whole->at(c, crop.x + x, crop.y + y),
+                          "%s chroma-site %d, crop %dx%d+%d+%d: pixel %d,%d component %d is %d, "
+                          "the whole frame's %d",
+                          name(in), int(site), crop.w, crop.h, crop.x, crop.y, x, y, c,
+                          *cut->at(c, x, y), *whole->at(c, crop.x + x, crop.y + y));
+        ++cases;
       }
-    }
-  std::printf("sited chroma in every direction: %d conversions, each its identity turned\n", cases);
+  std::printf("odd crops: %d, each the whole frame cut\n", cases);
 }
 GST_END_TEST;
 
@@ -1268,8 +1319,8 @@ GST_END_TEST;
 // and float16, at widths that end in every vector tail, letterboxed (the
 // border columns beside the content), RGB and BGR order.
 GST_START_TEST(test_float_tensor_layouts) {
-  for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
-                                GST_VIDEO_FORMAT_P010_10LE})
+  for (GstVideoFormat format :
+       {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE})
     for (int w : {45, 64, 101})
       for (TensorType type : {TensorType::Float32, TensorType::Float16})
         for (bool bgr : {false, true}) {
@@ -1316,6 +1367,7 @@ static Suite *cpu_converter_suite() {
   tcase_add_test(tc, test_large_boxes_keep_levels);
   tcase_add_test(tc, test_directions);
   tcase_add_test(tc, test_sited_directions);
+  tcase_add_test(tc, test_odd_crop_keeps_chroma_in_place);
   tcase_add_test(tc, test_colorimetry);
   tcase_add_test(tc, test_saturated_colours);
   tcase_add_test(tc, test_restored_tables);

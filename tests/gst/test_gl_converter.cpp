@@ -509,38 +509,6 @@ Image reference_content(const Frame &src, const GstVideoInfo &out, const Convert
   return image;
 }
 
-// Where content pixel (x, y) of a turned output comes from in the unturned
-// image of cw x ch (turned) pixels. Written out per direction, apart from
-// convert_params, so that the two have to agree.
-void unturn(GstVideoOrientationMethod d, gint x, gint y, gint cw, gint ch, gint &ux, gint &uy) {
-  switch (d) {
-    case GST_VIDEO_ORIENTATION_90R:
-      ux = y, uy = cw - 1 - x;
-      break;
-    case GST_VIDEO_ORIENTATION_180:
-      ux = cw - 1 - x, uy = ch - 1 - y;
-      break;
-    case GST_VIDEO_ORIENTATION_90L:
-      ux = ch - 1 - y, uy = x;
-      break;
-    case GST_VIDEO_ORIENTATION_HORIZ:
-      ux = cw - 1 - x, uy = y;
-      break;
-    case GST_VIDEO_ORIENTATION_VERT:
-      ux = x, uy = ch - 1 - y;
-      break;
-    case GST_VIDEO_ORIENTATION_UL_LR:
-      ux = y, uy = x;
-      break;
-    case GST_VIDEO_ORIENTATION_UR_LL:
-      ux = ch - 1 - y, uy = cw - 1 - x;
-      break;
-    default:
-      ux = x, uy = y;
-      break;
-  }
-}
-
 // The fill colour per output component: R, G, B, A, or for GRAY8 the luma.
 std::array<guint8, 4> expected_fill(const GstVideoInfo &out, const ConvertParams &params) {
   const auto &f = params.fill;
@@ -586,7 +554,7 @@ std::unique_ptr<Frame> reference(const Frame &src, const GstVideoInfo &out,
           value = 255;
         } else if (inside) {
           gint ux, uy;
-          unturn(params.direction, x - c.x, y - c.y, c.w, c.h, ux, uy);
+          ef::test::unturn(params.direction, x - c.x, y - c.y, c.w, c.h, ux, uy);
           value = guint8(std::clamp(std::lround(content.at(ux, uy)[comp]), 0L, 255L));
         }
         result->at(comp, x, y) = value;
@@ -976,7 +944,7 @@ double box_error(const Frame &ours, const Frame &src, const ConvertParams &param
   for (gint y = 0; y < c.h; ++y)
     for (gint x = 0; x < c.w; ++x) {
       gint ux, uy;
-      unturn(params.direction, x, y, c.w, c.h, ux, uy);
+      ef::test::unturn(params.direction, x, y, c.w, c.h, ux, uy);
       for (guint comp = 0; comp < 3; ++comp)
         sum += std::fabs(ours.at(comp, c.x + x, c.y + y) -
                          std::clamp(box.at(ux, uy)[comp], 0.0, 255.0));

@@ -26,9 +26,10 @@ namespace ef::gst::cpu {
 // How one axis of a source plane maps onto the output: the output's `out`
 // pixels share `span` pixels of the source's luma equally, and the plane
 // has `samples` samples along it, each covering `sub` (1 or 2) of them.
-// `site`: where a sample sits on the pixels it covers: 0 between them
-// (centred), +1 on the first (cosited), -1 on the last (a cosited axis
-// turned or flipped). `area`: the footprint mean, else linear interpolation.
+// `site`: where a sample sits, in half pixels before the middle of the
+// pixels it covers (Image::site_x): 0 between them (centred), +1 on the
+// first (cosited), -1 on the last, 2 or 3 a pixel further left (an odd
+// crop, an odd axis reversed). `area`: the footprint mean, else linear interpolation.
 struct Axis {
   int samples = 0, out = 0, span = 0;
   int sub = 1, site = 0;

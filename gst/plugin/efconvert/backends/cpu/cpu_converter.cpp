@@ -294,9 +294,11 @@ Result<void> convert_into(const GstVideoFrame &src, const Destination &dst,
                    dst.fine);
   Image image = steps.load(src, *read, luma_only);
   if (turn->vflip) {
+    if (image.n_planes > 1)
+      image.site_y = cpu::reversed_site(image.site_y, image.hsub, image.planes[0].height,
+                                        image.planes[1].height);
     for (int i = 0; i < image.n_planes; ++i)
       image.planes[i] = image.planes[i].flipped();
-    image.site_y = -image.site_y;
   }
   const auto writer = make_writer(decode.matrix, arena);
   transform_and_write(steps, image, params, *turn, decode.expand, writer, dst.height);

@@ -44,10 +44,14 @@ struct Image {
   int n_planes = 1;
   int wsub = 0;  // Yuv: log2 of the chroma subsampling across and down
   int hsub = 0;
-  // Yuv: where a subsampled axis's chroma sample sits on the two pixels it
-  // covers, across and down: 0 between them (centred), +1 on the first
-  // (cosited, as the caps' chroma-site says), -1 on the last (a cosited
-  // axis flipped or turned); 0 on an axis that is not subsampled.
+  // Yuv: where a subsampled axis's chroma samples sit, in half pixels
+  // before the middle of the two pixels each covers: 0 between them
+  // (centred), +1 on the first (cosited, as the caps' chroma-site says),
+  // -1 on the last (a cosited axis flipped or turned), 2 or 3 a pixel
+  // further left (a crop that starts on a pair's second pixel; a flipped
+  // axis of an odd length, whose first sample covers one pixel outside);
+  // 0 on an axis that is not subsampled. Sample k sits at luma 2k + 1 -
+  // site / 2 (pixel i spans [i, i + 1)).
   int site_x = 0;
   int site_y = 0;
   bool red_first = false;  // Rgb4: R,G,B in bytes 0-2 (else B,G,R)
@@ -61,6 +65,13 @@ struct Image {
 
   bool interleaved_chroma() const { return layout == Layout::Yuv && n_planes == 2; }
 };
+
+// The site (above) of an axis subsampled by 2^shift once it runs
+// backwards: `span` pixels and `samples` chroma samples, which may reach
+// a pixel past the span's end (an odd span, or an odd crop's far side).
+inline int reversed_site(int site, int shift, int span, int samples) {
+  return shift ? 2 * (2 * samples - span) - site : 0;
+}
 
 // Size of a plane subsampled by 2^shift, rounded up (a 3-pixel row has 2 chroma samples).
 inline int subsampled(int size, int shift) {

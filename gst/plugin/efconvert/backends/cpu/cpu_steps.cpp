@@ -114,23 +114,26 @@ void Steps::jobs(size_t n, JobRef job) {
 
 Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_only) {
   const GstVideoRectangle &c = params_.crop;
-  // x and y down to the chroma grid, as GstVideoConverter does.
-  const int x = c.x & ~((1 << f.wsub) - 1);
-  const int y = c.y & ~((1 << f.hsub) - 1);
+  // Read from the chroma grid (a subsampled format's samples cover whole
+  // pairs), then the luma from the crop's own first pixel: a crop that
+  // starts on the second pixel of a pair keeps its place, and its chroma
+  // sits a pixel further left (the site, below).
+  const int dx = c.x & ((1 << f.wsub) - 1), dy = c.y & ((1 << f.hsub) - 1);
+  const GstVideoRectangle r{c.x - dx, c.y - dy, c.w + dx, c.h + dy};
   Image image;
   deep_ = f.deep != Deep::None;
   widen_ = fine_ && !deep_ && filter_ != libyuv::kFilterNone;
   promote_ = fine_ && !deep_ && filter_ == libyuv::kFilterNone;
   if (deep_) {
-    image = load_deep(src, f, x, y, luma_only);
+    image = load_deep(src, f, r, luma_only);
   } else if (f.unpack != Unpack::None) {
-    image = unpack(src, f, x, y);
+    image = unpack(src, f, r);
   } else {
     image.layout = f.layout;
-    image.planes[0] = plane_view(src, 0, x, y, c.w, c.h, f.layout == Layout::Rgb4 ? 4 : 1);
+    image.planes[0] = plane_view(src, 0, r.x, r.y, r.w, r.h, f.layout == Layout::Rgb4 ? 4 : 1);
     if (f.layout == Layout::Yuv) {
-      const int cx = x >> f.wsub, cy = y >> f.hsub;
-      const int cw = subsampled(c.w, f.wsub), ch = subsampled(c.h, f.hsub);
+      const int cx = r.x >> f.wsub, cy = r.y >> f.hsub;
+      const int cw = subsampled(r.w, f.wsub), ch = subsampled(r.h, f.hsub);
       image.n_planes = f.interleaved ? 2 : 3;
       if (f.interleaved)
         image.planes[1] = plane_view(src, 1, cx, cy, cw, ch, 2);
@@ -140,11 +143,13 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
               plane_view(src, GST_VIDEO_FRAME_COMP_PLANE(&src, comp), cx, cy, cw, ch, 1);
     }
   }
+  Plane &luma = image.planes[0];
+  luma = {luma.at(dx, dy), luma.stride, c.w, c.h, luma.bpp};
   image.wsub = f.wsub;
   image.hsub = f.hsub;
   const GstVideoChromaSite site = params_.chroma_site;
-  image.site_x = f.wsub && (site & GST_VIDEO_CHROMA_SITE_H_COSITED) ? 1 : 0;
-  image.site_y = f.hsub && (site & GST_VIDEO_CHROMA_SITE_V_COSITED) ? 1 : 0;
+  image.site_x = f.wsub ? ((site & GST_VIDEO_CHROMA_SITE_H_COSITED) ? 1 : 0) + 2 * dx : 0;
+  image.site_y = f.hsub ? ((site & GST_VIDEO_CHROMA_SITE_V_COSITED) ? 1 : 0) + 2 * dy : 0;
   image.red_first = f.red_first;
   image.alpha = f.alpha;
   if (luma_only) {
@@ -157,8 +162,9 @@ Image Steps::load(const GstVideoFrame &src, const SourceFormat &f, bool luma_onl
 // A deep source's luma: P010's in place where its rows are whole words
 // (libyuv's 16-bit calls count strides in words), else read into the
 // arena a band of rows at a time.
-Plane Steps::deep_luma(const GstVideoFrame &src, const SourceFormat &f, int x, int y) {
-  const GstVideoRectangle &c = params_.crop;
+Plane Steps::deep_luma(const GstVideoFrame &src, const SourceFormat &f,
+                       const GstVideoRectangle &c) {
+  const int x = c.x, y = c.y;
   const Plane view = plane_view(src, 0, x, y, c.w, c.h, 2);
   if (f.deep == Deep::Msb && view.stride % 2 == 0 &&
       reinterpret_cast<uintptr_t>(view.data) % 2 == 0)
@@ -180,15 +186,15 @@ Plane Steps::deep_luma(const GstVideoFrame &src, const SourceFormat &f, int x, i
 
 // A deep source's crop as 16-bit samples in the high bits, chroma as two
 // planes (split where it was interleaved).
-Image Steps::load_deep(const GstVideoFrame &src, const SourceFormat &f, int x, int y,
+Image Steps::load_deep(const GstVideoFrame &src, const SourceFormat &f, const GstVideoRectangle &c,
                        bool luma_only) {
-  const GstVideoRectangle &c = params_.crop;
+  const int x = c.x, y = c.y;
   Image image;
   image.layout = Layout::Yuv;
   image.deep = true;
   image.bits = f.bits;
   image.n_planes = 3;
-  image.planes[0] = deep_luma(src, f, x, y);
+  image.planes[0] = deep_luma(src, f, c);
   if (luma_only)
     return image;
   const int cx = x >> f.wsub, cy = y >> f.hsub;
@@ -213,8 +219,8 @@ Image Steps::load_deep(const GstVideoFrame &src, const SourceFormat &f, int x, i
   return image;
 }
 
-Image Steps::unpack(const GstVideoFrame &src, const SourceFormat &f, int x, int y) {
-  const GstVideoRectangle &c = params_.crop;
+Image Steps::unpack(const GstVideoFrame &src, const SourceFormat &f, const GstVideoRectangle &c) {
+  const int x = c.x, y = c.y;
   const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&src, 0);
   const uint8_t *first = static_cast<const uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&src, 0)) +
                          ptrdiff_t(y) * stride +
@@ -327,8 +333,8 @@ Kernel Steps::kernel_for(const Plane &in, Axis &x, Axis &y) const {
     return Kernel::Box3;
   if (!widen_ && in.bpp == 2 && edges && x.site == 1 && y.site == 0 && thirds)
     return Kernel::Box3Cosited;
-  if (in.bpp == 2 && edges && y.site == 0 && x.site >= 0 && x.out % 2 == 0 && y.out % 2 == 0 &&
-      2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
+  if (in.bpp == 2 && edges && y.site == 0 && (x.site == 0 || x.site == 1) && x.out % 2 == 0 &&
+      y.out % 2 == 0 && 2 * in.width == 3 * x.out && 2 * in.height == 3 * y.out)
     return x.site ? Kernel::Box32Cosited : Kernel::Box32;
   if (widen_) {
     if (sited || boxed || enlarges)
@@ -714,25 +720,29 @@ void Steps::turn_rows(const Plane &in, const Plane &out, const Plane &out_v, Tur
 namespace {
 
 // Where chroma sits once turned: an axis keeps its site where it runs the
-// same way and mirrors it where it runs backwards. A quarter turn right
-// makes the source's columns rows, top to bottom, and its rows columns,
-// bottom to top; a quarter turn left the other way round.
+// same way and reverses it (reversed_site) where it runs backwards. A
+// quarter turn right makes the source's columns rows, top to bottom, and
+// its rows columns, bottom to top; a quarter turn left the other way round.
 void turn_sites(Image &image, TurnOp op) {
   const int x = image.site_x, y = image.site_y;
+  const Plane &luma = image.planes[0], &chroma = image.planes[1];
+  const bool has_chroma = image.layout == Layout::Yuv && image.n_planes > 1;
+  const int rx = has_chroma ? reversed_site(x, image.wsub, luma.width, chroma.width) : 0;
+  const int ry = has_chroma ? reversed_site(y, image.hsub, luma.height, chroma.height) : 0;
   switch (op) {
     case TurnOp::Rotate90:
       std::swap(image.wsub, image.hsub);
-      image.site_x = -y, image.site_y = x;
+      image.site_x = ry, image.site_y = x;
       break;
     case TurnOp::Rotate270:
       std::swap(image.wsub, image.hsub);
-      image.site_x = y, image.site_y = -x;
+      image.site_x = y, image.site_y = rx;
       break;
     case TurnOp::Rotate180:
-      image.site_x = -x, image.site_y = -y;
+      image.site_x = rx, image.site_y = ry;
       break;
     case TurnOp::Mirror:
-      image.site_x = -x;
+      image.site_x = rx;
       break;
     default:
       break;

@@ -100,10 +100,10 @@ class Steps {
  private:
   Plane new_plane(int w, int h, int bpp);
   void jobs(size_t n, JobRef job);
-  Image unpack(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
-  Image load_deep(const GstVideoFrame &src, const SourceFormat &format, int x, int y,
+  Image unpack(const GstVideoFrame &src, const SourceFormat &format, const GstVideoRectangle &r);
+  Image load_deep(const GstVideoFrame &src, const SourceFormat &format, const GstVideoRectangle &r,
                   bool luma_only);
-  Plane deep_luma(const GstVideoFrame &src, const SourceFormat &format, int x, int y);
+  Plane deep_luma(const GstVideoFrame &src, const SourceFormat &format, const GstVideoRectangle &r);
   bool exact(const Plane &in, int w, int h) const;
   // How plane `in` goes to x.out x y.out, its axes as `x` and `y` say;
   // sets their filters where it is Area.
