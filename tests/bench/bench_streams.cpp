@@ -13,7 +13,7 @@
 //
 //   bench_streams --source=gl|sysmem|testsrc|decoder --chain=efconvert-gl|
 //     efconvert-cpu|efconvert-cuda|efconvert-auto|stock|none|bandwidth|compute
-//     --output=rgb|glrgba --streams=N
+//     --output=rgb|rgbp|glrgba|f32|f16|i8|u8|glf32 --streams=N
 //     [--processes=P] [--depth=D] [--n-threads=T] [--shader=S]
 //     [--seconds=S] [--warmup=F] [--clip=FILE.h264] [--display=app]
 //     [--gpu-timing=1] [--gl-contexts=K] [--decoder-memory=gl|cuda|any]
@@ -50,7 +50,10 @@
 // --chain=efconvert-cuda converts on the decoder's CUDA context; the
 // decode-only baseline of the issue is GL memory. --decoder-memory=any
 // leaves it to negotiation, as a gst-launch line does (with
-// --chain=efconvert-auto: efconvert's backend=auto). --label names the run in the JSON
+// --chain=efconvert-auto: efconvert's backend=auto). --output (kOutputs):
+// RGB, RGBP or GL RGBA at 640x640, or a model's tensor of it (float32 or
+// float16 NCHW with ImageNet's mean and std, int8 or uint8 NHWC; glf32:
+// float32 in a GL buffer). --label names the run in the JSON
 // (streams_variants.sh). The EF_GL_* diagnostics set in the environment
 // are recorded with the run ("setting").
 #include <gst/app/gstappsrc.h>
@@ -152,11 +155,49 @@ bool gl_input(const Options &o) {
   return o.source == "gl" || o.source == "decoder";
 }
 
+// --output: what each branch's efconvert makes, its caps and the
+// properties it needs (a model's normalisation: ImageNet's mean and std).
+struct OutputKind {
+  const char *name;
+  const char *caps;  // "" for video: format and the size follow
+  const char *properties;
+};
+
+constexpr const char *kImageNet =
+    " mean=\"<123.675, 116.28, 103.53>\" std=\"<58.395, 57.12, 57.375>\"";
+
+constexpr OutputKind kOutputs[] = {
+    {"rgb", "video/x-raw,format=RGB", ""},
+    {"rgbp", "video/x-raw,format=RGBP", ""},
+    {"glrgba", "video/x-raw(memory:GLMemory),format=RGBA", ""},
+    {"f32", "other/tensors,format=static,num_tensors=1,types=float32,dimensions=640:640:3:1",
+     kImageNet},
+    {"f16", "other/tensors,format=static,num_tensors=1,types=float16,dimensions=640:640:3:1",
+     kImageNet},
+    {"i8", "other/tensors,format=static,num_tensors=1,types=int8,dimensions=3:640:640:1", ""},
+    {"u8", "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=3:640:640:1", ""},
+    {"glf32",
+     "other/tensors(memory:GLBuffer),format=static,num_tensors=1,types=float32,"
+     "dimensions=640:640:3:1",
+     kImageNet},
+};
+
+const OutputKind *output_kind(const std::string &name) {
+  for (const OutputKind &kind : kOutputs)
+    if (name == kind.name)
+      return &kind;
+  return nullptr;
+}
+
+bool tensor_output(const Options &o) {
+  return std::string(output_kind(o.output)->caps).rfind("other/tensors", 0) == 0;
+}
+
 std::string output_caps(const Options &o) {
   const std::string size = ",width=" + std::to_string(kOut) + ",height=" + std::to_string(kOut) +
                            ",pixel-aspect-ratio=1/1";
-  return o.output == "glrgba" ? "video/x-raw(memory:GLMemory),format=RGBA" + size
-                              : "video/x-raw,format=RGB" + size;
+  const OutputKind &kind = *output_kind(o.output);
+  return kind.caps + (tensor_output(o) ? std::string() : size);
 }
 
 // The chain of branch i between its source and its sink ("" for none).
@@ -165,8 +206,9 @@ std::string output_caps(const Options &o) {
 // an exact 3:1 reduction).
 std::string chain_of(const Options &o, int i) {
   const std::string caps = " ! capsfilter caps=\"" + output_caps(o) + "\"";
-  const std::string name =
-      " name=conv" + std::to_string(i) + (o.letterbox ? " letterbox=true" : " letterbox=false");
+  const std::string name = " name=conv" + std::to_string(i) +
+                           (o.letterbox ? " letterbox=true" : " letterbox=false") +
+                           output_kind(o.output)->properties;
   if (o.chain == "efconvert-gl")
     return "efconvert" + name + " backend=gl readback-depth=" + std::to_string(o.depth) +
            " gl-shader=" + o.shader + (o.gpu_timing ? " gpu-timing=true" : "") +
@@ -472,7 +514,8 @@ class Streams {
   }
 
   // The consumer: reads a plain-memory output as inference would (which
-  // completes a lazy download), one byte a page; counts; sees EOS.
+  // completes a lazy download), one byte a page; GL memory (textures, or a
+  // tensor's GL buffer) stays where it is; counts; sees EOS.
   void hook_sink(int i) {
     GstElement *sink = by_name("sink", i);
     GstPad *pad = gst_element_get_static_pad(sink, "sink");
@@ -498,7 +541,7 @@ class Streams {
       count->self->sink_sum_ += box_arithmetic();
     } else if (!count->outputs.empty()) {
       move_bytes(buffer, *count);
-    } else if (!gst_is_gl_memory(gst_buffer_peek_memory(buffer, 0))) {
+    } else if (!gst_is_gl_base_memory(gst_buffer_peek_memory(buffer, 0))) {
       GstMapInfo map;
       if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
         unsigned sum = 0;
@@ -824,11 +867,16 @@ int main(int argc, char **argv) {
                  "usage: bench_streams --source=gl|sysmem|testsrc|decoder "
                  "--chain=efconvert-gl|efconvert-cpu|efconvert-cuda|efconvert-auto|stock|none|"
                  "bandwidth|compute "
-                 "--output=rgb|glrgba --streams=N "
+                 "--output=rgb|rgbp|glrgba|f32|f16|i8|u8|glf32 --streams=N "
                  "[--processes=P (divides N)] [--depth=D] [--n-threads=T] [--shader=S] "
                  "[--seconds=S] [--warmup=F] [--clip=FILE] [--display=app] [--gpu-timing=1] "
                  "[--gl-contexts=K] [--letterbox=1] [--decoder-memory=gl|cuda|any] [--label=NAME] "
                  "[--json=FILE]\n");
+    return 2;
+  }
+  if (!output_kind(o.output) || (o.chain == "stock" && tensor_output(o))) {
+    std::fprintf(stderr, "--output=%s: no such output%s\n", o.output.c_str(),
+                 o.chain == "stock" ? " of the stock chain" : "");
     return 2;
   }
   if (o.source == "decoder" && o.clip.empty()) {

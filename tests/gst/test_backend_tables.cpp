@@ -122,8 +122,8 @@ GST_END_TEST;
 
 #ifdef EF_HAVE_GSTGL
 // The CUDA table lists what its pass reads and writes, and nothing else
-// (cuda_plan's reads() and writes()), in CUDA memory in, plain memory out,
-// and of those a texel a pixel into GL textures.
+// (cuda_plan's reads() and writes()), in CUDA memory in, plain memory out
+// (images and tensors), and of the images a texel a pixel into GL textures.
 GST_START_TEST(test_cuda_table_is_the_pass) {
   const BackendTable &t = cuda_table();
   const auto inputs = table_names(t, false, OutputKind::Image, FrameMemory::System);
@@ -139,10 +139,19 @@ GST_START_TEST(test_cuda_table_is_the_pass) {
     fail_unless(layout && layout->pixels, "%s: not a texel a pixel", name.c_str());
     fail_unless(listed(outputs, gst_video_format_from_string(name.c_str())), "%s", name.c_str());
   }
+  // Tensors: every type the pass writes, into plain memory.
+  const auto tensors = table_names(t, true, OutputKind::Tensor, FrameMemory::System);
+  for (TensorType type :
+       {TensorType::Uint8, TensorType::Int8, TensorType::Float16, TensorType::Float32}) {
+    const bool has =
+        std::find(tensors.begin(), tensors.end(), tensor_type_name(type)) != tensors.end();
+    fail_unless(has == cuda::writes(type), "%s tensors", tensor_type_name(type));
+  }
+  fail_unless(tensors.size() == 4, "%zu tensor types", tensors.size());
   for (const Production &row : t.rows) {
     fail_unless(row.in == memory_bit(FrameMemory::Cuda));
-    fail_unless(row.kind == OutputKind::Image);
-    fail_unless(row.out == kPlainMemory || row.out == memory_bit(FrameMemory::Gl));
+    fail_unless(row.out == kPlainMemory ||
+                (row.kind == OutputKind::Image && row.out == memory_bit(FrameMemory::Gl)));
   }
 }
 GST_END_TEST;
@@ -232,16 +241,21 @@ GST_START_TEST(test_transform_follows_the_tables) {
   fail_unless(offers(into_rgb.get(), "memory:SystemMemory", "Y444"));
   fail_unless(offers(into_rgb.get(), "memory:GLMemory", "NV12"));
 #ifdef EF_HAVE_CUDA
-  // CUDA memory: 4:2:0 in, plain memory out, and nothing else either way.
+  // CUDA memory: 4:2:0 in, plain memory out (images and tensors), and
+  // nothing else either way.
   fail_unless(offers(into_rgb.get(), "memory:CUDAMemory", "NV12"));
   fail_if(offers(into_rgb.get(), "memory:CUDAMemory", "Y444"));
   auto cuda_nv12 = caps("video/x-raw(memory:CUDAMemory), format=NV12, width=64, height=48");
   ef::gst::CapsPtr from_cuda(retarget_caps(GST_PAD_SINK, cuda_nv12.get(), nullptr));
   fail_unless(offers(from_cuda.get(), "memory:SystemMemory", "RGB"));
-  fail_if(offers(from_cuda.get(), "memory:SystemMemory", "RGBP"));
+  fail_unless(offers(from_cuda.get(), "memory:SystemMemory", "RGBP"));
+  fail_if(offers(from_cuda.get(), "memory:SystemMemory", "NV12"));
   fail_unless(offers(from_cuda.get(), "memory:GLMemory", "RGBA"));
   fail_if(offers(from_cuda.get(), "memory:GLMemory", "RGB"));
-  fail_if(gst_caps_can_intersect(from_cuda.get(), caps("other/tensors").get()));
+  fail_if(offers(from_cuda.get(), "memory:GLMemory", "RGBP"));
+  // Tensors into plain memory, not into GL buffers.
+  fail_unless(gst_caps_can_intersect(from_cuda.get(), caps("other/tensors").get()));
+  fail_if(gst_caps_can_intersect(from_cuda.get(), caps("other/tensors(memory:GLBuffer)").get()));
 #else
   fail_if(offers(into_rgb.get(), "memory:CUDAMemory", "NV12"));
 #endif

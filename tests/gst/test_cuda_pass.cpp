@@ -10,6 +10,7 @@
 // planes; every output format against the RGB pass; the kernel's parameter
 // block against the PTX built.
 #include <gst/video/video.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include "efconvert/plan/convert_params.hpp"
 #include "efconvert/backends/cpu/cpu_converter.hpp"
 #include "efconvert/backends/cuda/cuda_plan.hpp"
+#include "efconvert/tensors/tensor_formula.hpp"
 #ifdef EF_HAVE_CUDA
 #include "efconvert/backends/cuda/cuda_kernels.hpp"
 #endif
@@ -73,7 +75,7 @@ GstBuffer *pattern_frame(const std::string &pattern, const GstVideoInfo &info) {
 // The pass into a new buffer laid out as `out`.
 GstBuffer *run_pass(GstBuffer *in, const GstVideoInfo &in_info, const GstVideoInfo &out,
                     const ConvertParams &params) {
-  auto pass = cuda::plan_pass(in_info, out, params);
+  auto pass = cuda::plan_pass(in_info, OutputSpec(out), params);
   fail_unless(bool(pass), "%s", pass ? "" : pass.error().message.c_str());
   GstBuffer *dst = gst_buffer_new_allocate(nullptr, out.size, nullptr);
   GstMapInfo src_map, dst_map;
@@ -416,8 +418,8 @@ GST_START_TEST(test_output_formats) {
   int checked = 0;
   for (const Production &row : cuda_table().rows)
     for (const std::string &name : row.outputs) {
-      if (!(row.out & kPlainMemory))
-        continue;  // the GL rows' formats are among these
+      if (!(row.out & kPlainMemory) || row.kind != OutputKind::Image)
+        continue;  // the GL rows' formats are among these; tensors below
       const GstVideoFormat f = gst_video_format_from_string(name.c_str());
       GstVideoInfo out;
       gst_video_info_set_format(&out, f, 321, 201);
@@ -451,13 +453,19 @@ GST_START_TEST(test_output_formats) {
         const int bpp = GST_VIDEO_INFO_COMP_PSTRIDE(&out, 0);
         for (int y = 0; y < 201; ++y)
           for (int x = 0; x < 321; ++x) {
-            const guint8 *px =
-                m.data + size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&out, 0) + size_t(x) * bpp;
             const guint8 *ref =
                 rm.data + size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&rgb, 0) + size_t(x) * 3;
-            for (int c = 0; c < 3; ++c)
-              fail_unless(px[fi->poffset[c]] == ref[c], "%s pixel %d,%d channel %d: %d, not %d",
-                          name.c_str(), x, y, c, px[fi->poffset[c]], ref[c]);
+            for (int c = 0; c < 3; ++c) {
+              // Channel c where its plane and offset put it (RGBP: a plane each).
+              const guint p = fi->plane[c];
+              const guint8 got = m.data[GST_VIDEO_INFO_PLANE_OFFSET(&out, p) +
+                                        size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&out, p) +
+                                        size_t(x) * bpp + fi->poffset[c]];
+              fail_unless(got == ref[c], "%s pixel %d,%d channel %d: %d, not %d", name.c_str(), x,
+                          y, c, got, ref[c]);
+            }
+            const guint8 *px =
+                m.data + size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&out, 0) + size_t(x) * bpp;
             if (bpp == 4) {
               // The fourth byte: alpha or padding, opaque either way.
               const int fourth = 6 - fi->poffset[0] - fi->poffset[1] - fi->poffset[2];
@@ -470,7 +478,7 @@ GST_START_TEST(test_output_formats) {
       gst_buffer_unref(made);
       ++checked;
     }
-  fail_unless(checked == 7, "%d formats checked", checked);
+  fail_unless(checked == 9, "%d formats checked", checked);
   gst_buffer_unmap(reference, &rm);
   gst_buffer_unref(reference);
   gst_buffer_unref(in);
@@ -478,21 +486,377 @@ GST_START_TEST(test_output_formats) {
 GST_END_TEST;
 
 // What the pass refuses, with a message: a source it does not read, an
-// output of planes.
+// output it does not write.
 GST_START_TEST(test_refusals) {
   const GstVideoInfo yuy2 = caps_info(GST_VIDEO_FORMAT_YUY2, 64, 48);
   const GstVideoInfo nv12 = caps_info(GST_VIDEO_FORMAT_NV12, 64, 48);
-  GstVideoInfo rgb, rgbp;
+  GstVideoInfo rgb, nv12_out;
   gst_video_info_set_format(&rgb, GST_VIDEO_FORMAT_RGB, 32, 32);
-  gst_video_info_set_format(&rgbp, GST_VIDEO_FORMAT_RGBP, 32, 32);
-  auto a = cuda::plan_pass(yuy2, rgb, plan_of(yuy2, 32, 32, true));
+  gst_video_info_set_format(&nv12_out, GST_VIDEO_FORMAT_NV12, 32, 32);
+  auto a = cuda::plan_pass(yuy2, OutputSpec(rgb), plan_of(yuy2, 32, 32, true));
   fail_if(a);
   fail_unless(a.error().message.find("does not read YUY2") != std::string::npos, "%s",
               a.error().message.c_str());
-  auto b = cuda::plan_pass(nv12, rgbp, plan_of(nv12, 32, 32, true));
+  auto b = cuda::plan_pass(nv12, OutputSpec(nv12_out), plan_of(nv12, 32, 32, true));
   fail_if(b);
-  fail_unless(b.error().message.find("does not write RGBP") != std::string::npos, "%s",
+  fail_unless(b.error().message.find("does not write NV12") != std::string::npos, "%s",
               b.error().message.c_str());
+}
+GST_END_TEST;
+
+namespace {
+
+// A float16's value (for reading tensors back; its rounding is tested
+// against F16C below).
+double half_value(uint16_t h) {
+  const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  const double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 0)
+    return sign * std::ldexp(double(mant), -24);
+  if (exp == 31)
+    return mant ? NAN : sign * INFINITY;
+  return sign * std::ldexp(double(mant | 0x400), exp - 25);
+}
+
+// Channel c of pixel (x, y) of `t` as it lies in `data`: a float's value,
+// an int8's or uint8's integer.
+double tensor_at(const guint8 *data, const TensorSpec &t, int x, int y, guint c) {
+  const size_t pixel = size_t(y) * size_t(t.width) + size_t(x);
+  const size_t index = t.layout == TensorLayout::Nchw
+                           ? size_t(c) * size_t(t.width) * size_t(t.height) + pixel
+                           : pixel * t.channels + c;
+  const guint8 *at = data + index * t.element_bytes();
+  switch (t.type) {
+    case TensorType::Float32: {
+      float f;
+      std::memcpy(&f, at, 4);
+      return f;
+    }
+    case TensorType::Float16: {
+      uint16_t h;
+      std::memcpy(&h, at, 2);
+      return half_value(h);
+    }
+    case TensorType::Int8:
+      return double(int8_t(*at));
+    default:
+      return double(*at);
+  }
+}
+
+// The pass's tensor of `in`.
+std::vector<guint8> pass_tensor(GstBuffer *in, const GstVideoInfo &in_info, const TensorSpec &t,
+                                const ConvertParams &params) {
+  auto pass = cuda::plan_pass(in_info, OutputSpec(t), params);
+  fail_unless(bool(pass), "%s", pass ? "" : pass.error().message.c_str());
+  // 0xA5 beyond the tensor: a write past it shows.
+  std::vector<guint8> out(t.size() + 64, 0xA5);
+  GstMapInfo m;
+  fail_unless(gst_buffer_map(in, &m, GST_MAP_READ));
+  cuda::place_source(*pass, reinterpret_cast<unsigned long long>(m.data), in_info);
+  pass->out = reinterpret_cast<unsigned long long>(out.data());
+  cuda::run_on_host(*pass);
+  gst_buffer_unmap(in, &m);
+  for (size_t i = t.size(); i < out.size(); ++i)
+    fail_unless(out[i] == 0xA5, "the pass wrote past the tensor, at byte %zu", i);
+  return out;
+}
+
+// The CPU backend's tensor of `in`.
+std::vector<guint8> cpu_tensor(GstBuffer *in, const GstVideoInfo &in_info, const TensorSpec &t,
+                               const ConvertParams &params) {
+  std::vector<guint8> out(t.size());
+  GstVideoFrame f;
+  GstVideoInfo copy = in_info;
+  fail_unless(gst_video_frame_map(&f, &copy, in, GST_MAP_READ));
+  auto done = cpu_convert(f, cpu::TensorTarget{out.data(), t}, params, 1u);
+  gst_video_frame_unmap(&f);
+  fail_unless(bool(done), "%s", done ? "" : done.error().message.c_str());
+  return out;
+}
+
+struct Norm {
+  const char *name;
+  TensorNorm norm;
+};
+
+// Means and deviations unlike per channel, so that a channel given
+// another's shows.
+Norm norms(int k, bool bgr) {
+  TensorNorm n;
+  n.bgr = bgr;
+  if (k == 0)
+    return {"identity", n};
+  if (k == 1) {
+    n.mean = {123.675, 116.28, 103.53};  // ImageNet's, in 8-bit units
+    n.stddev = {58.395, 57.12, 57.375};
+    return {"imagenet", n};
+  }
+  n.mean = {127.5, 100, 60};
+  n.stddev = {2, 1.5, 3};
+  n.quant_scale = 0.37;
+  n.zero_point = -7;
+  return {"quantised", n};
+}
+
+struct Geometry {
+  const char *name;
+  int in_w, in_h, out_w, out_h;
+  bool letterbox;
+  GstVideoRectangle crop;
+  GstVideoOrientationMethod direction;
+};
+
+// Crops at even offsets: the CPU backend reads a 4:2:0 crop at an odd
+// offset with its chroma a sample off (box reference MAE 26 on a zone
+// plate, the pass 0.25), so it is no reference there. Nor for the
+// vertical and diagonal flips of 4:2:0 sources of odd sizes: its UL_LR of
+// 97x61 checkers is no mirror of its own 90R (MAE 30, 136 at worst; the
+// pass's is, exactly), so those turn even sources.
+constexpr Geometry kTensorGeometries[] = {
+    {"odd letterbox", 97, 61, 33, 17, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"odd up, letterbox", 33, 17, 40, 37, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"1-pixel row", 64, 2, 17, 1, false, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"1-pixel column", 2, 48, 1, 29, false, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"crop", 160, 120, 31, 23, true, {38, 12, 61, 77}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"90r", 97, 61, 21, 35, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_90R},
+    {"180 crop", 160, 120, 29, 19, false, {6, 4, 99, 71}, GST_VIDEO_ORIENTATION_180},
+    {"horiz", 64, 48, 35, 27, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_HORIZ},
+    {"ur-ll", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_UR_LL},
+    {"ul-lr", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_UL_LR},
+    {"90l", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_90L},
+    {"vert", 96, 60, 31, 19, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_VERT},
+};
+
+}  // namespace
+
+// The pass's tensors against the CPU backend's of the same frame and the
+// pass's own image: every type x layout x order (and one channel) x
+// normalisation, odd sizes, 1-pixel sides, letterbox with odd margins,
+// crops and turns, NV12 and I420, on content with edges. Levels in 8-bit
+// units (a float's value * std + mean; an int8's or uint8's the levels the
+// quantisation formula takes to it). From the pass's RGB, BGR or GRAY8
+// image of the same conversion: a float within half a level (it is the
+// level unrounded), float16 with its own rounding on top; an int8 or uint8
+// the formula's of the image's level (or of the level below, where the
+// level was a tie, which the image rounds up and a tensor to even). From
+// the CPU's tensor, as the images are (test_pass_against_cpu_and_box): a
+// level on average, 3 anywhere (5 enlarged); the CPU's int8 and uint8 the formula's of
+// its own level (its identity uint8 tensor) exactly.
+GST_START_TEST(test_tensors_against_cpu) {
+  std::string failures;
+  int cases = 0;
+  double worst_mean = 0;
+  int worst_max = 0;
+  auto fail_once = [&](const std::string &what) {
+    if (failures.empty())
+      failures = what;
+  };
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420})
+    for (const char *pattern : {"zone-plate", "checkers-4"})
+      for (const Geometry &g : kTensorGeometries) {
+        const GstVideoInfo in_info = caps_info(format, g.in_w, g.in_h);
+        GstBuffer *in = pattern_frame(pattern, in_info);
+        auto planned = plan_conversion(guint(g.in_w), guint(g.in_h), g.crop, guint(g.out_w),
+                                       guint(g.out_h), g.letterbox, g.direction);
+        fail_unless(bool(planned), "%s", g.name);
+        ConvertParams base = *planned;
+        base.matrix = in_info.colorimetry.matrix;
+        base.range = in_info.colorimetry.range;
+        base.chroma_site = in_info.chroma_site;
+        base.fill = {10, 200, 90, 255};  // a border unlike the content's edge
+        const bool enlarged = std::string(g.name).find("up") != std::string::npos;
+        for (guint channels : {3u, 1u})
+          for (bool bgr : {false, true}) {
+            if (channels == 1 && bgr)
+              continue;
+            // The pass's image of the tensor's channels.
+            GstVideoInfo image_info;
+            gst_video_info_set_format(&image_info,
+                                      channels == 1 ? GST_VIDEO_FORMAT_GRAY8
+                                      : bgr         ? GST_VIDEO_FORMAT_BGR
+                                                    : GST_VIDEO_FORMAT_RGB,
+                                      guint(g.out_w), guint(g.out_h));
+            GstBuffer *image = run_pass(in, in_info, image_info, base);
+            GstMapInfo im;
+            fail_unless(gst_buffer_map(image, &im, GST_MAP_READ));
+            auto image_level = [&](int x, int y, guint c) {
+              return int(im.data[size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&image_info, 0) +
+                                 size_t(x) * channels + c]);
+            };
+            for (TensorLayout layout : {TensorLayout::Nhwc, TensorLayout::Nchw}) {
+              TensorSpec t;
+              t.layout = layout;
+              t.channels = channels;
+              t.width = g.out_w;
+              t.height = g.out_h;
+              // The CPU's 8-bit levels.
+              ConvertParams lp = base;
+              lp.norm = norms(0, bgr).norm;
+              TensorSpec lt = t;
+              lt.type = TensorType::Uint8;
+              const std::vector<guint8> levels = cpu_tensor(in, in_info, lt, lp);
+              for (TensorType type :
+                   {TensorType::Uint8, TensorType::Int8, TensorType::Float16, TensorType::Float32})
+                for (int k = 0; k < 3; ++k) {
+                  t.type = type;
+                  ConvertParams p = base;
+                  const Norm n = norms(k, bgr);
+                  p.norm = n.norm;
+                  const std::vector<guint8> cuda = pass_tensor(in, in_info, t, p);
+                  const std::vector<guint8> cpu = cpu_tensor(in, in_info, t, p);
+                  const bool quant = type == TensorType::Uint8 || type == TensorType::Int8;
+                  const int low = type == TensorType::Int8 ? -128 : 0;
+                  const int high = type == TensorType::Int8 ? 127 : 255;
+                  auto formula = [&](int level, guint c) {
+                    const double v = (double(level) - n.norm.mean[c]) / n.norm.stddev[c];
+                    return std::clamp(
+                        int(std::nearbyint(v / n.norm.quant_scale)) + n.norm.zero_point, low, high);
+                  };
+                  double sum = 0;
+                  int max = 0;
+                  for (int y = 0; y < t.height; ++y)
+                    for (int x = 0; x < t.width; ++x)
+                      for (guint c = 0; c < channels; ++c) {
+                        const double got = tensor_at(cuda.data(), t, x, y, c);
+                        const double want = tensor_at(cpu.data(), t, x, y, c);
+                        const int mine = image_level(x, y, c);
+                        const std::string at =
+                            std::string(pattern) + " " + gst_video_format_to_string(format) + " " +
+                            g.name + " " + describe(t) + (bgr ? " BGR " : " ") + n.name + " at " +
+                            std::to_string(x) + "," + std::to_string(y) + " channel " +
+                            std::to_string(c) + ": ";
+                        double apart = 0;  // from the CPU, in levels
+                        // Enlarged, past the last luma pixel's centre the CPU
+                        // interpolates chroma on up to its last sample's site
+                        // (test_upscales_against_bilinear): no reference there.
+                        const GstVideoRectangle &ct = p.content, &cr = p.crop;
+                        auto beyond = [](int o, int out, int in) {
+                          return o >= 0 && o < out && (2 * o + 1) * in > (2 * in - 1) * out;
+                        };
+                        const bool past = enlarged && (beyond(x - ct.x, ct.w, cr.w) ||
+                                                       beyond(y - ct.y, ct.h, cr.h));
+                        if (quant) {
+                          const int level = int(tensor_at(levels.data(), lt, x, y, c));
+                          if (int(want) != formula(level, c))
+                            fail_once(at + "the CPU's " + std::to_string(int(want)) +
+                                      " is not the formula's of its level " +
+                                      std::to_string(level));
+                          if (int(got) != formula(mine, c) &&
+                              !(mine > 0 && int(got) == formula(mine - 1, c)))
+                            fail_once(at + std::to_string(int(got)) + ", not the formula's of " +
+                                      "the image's level " + std::to_string(mine));
+                          apart = 4;
+                          for (int l = 0; l < 256; ++l)
+                            if (formula(l, c) == int(got))
+                              apart = std::min(apart, std::fabs(double(l - level)));
+                        } else {
+                          const double sd = n.norm.stddev[c];
+                          const double level = got * sd + n.norm.mean[c];
+                          // float16 rounds by up to 2^-11 of the value.
+                          const double slack =
+                              type == TensorType::Float16 ? std::fabs(got) * sd / 1024.0 : 1e-3;
+                          if (!(std::fabs(level - mine) <= 0.5 + slack))
+                            fail_once(at + "level " + std::to_string(level) + ", the image's " +
+                                      std::to_string(mine));
+                          apart = std::max(0.0, std::fabs(got - want) * sd - slack);
+                        }
+                        if (past)
+                          apart = 0;
+                        sum += apart;
+                        max = std::max(max, int(std::ceil(apart - 1e-9)));
+                      }
+                  const double mean = sum / (double(t.width) * t.height * channels);
+                  worst_mean = std::max(worst_mean, mean);
+                  worst_max = std::max(worst_max, max);
+                  // Enlarged: each a bilinear reference's 2 and 3 apart.
+                  const int bound = enlarged ? 5 : 3;
+                  if (!(mean <= 1.0 && max <= bound))
+                    fail_once(std::string(pattern) + " " + gst_video_format_to_string(format) +
+                              " " + g.name + " " + describe(t) + (bgr ? " BGR " : " ") + n.name +
+                              ": from the CPU's " + std::to_string(mean) + " levels on average, " +
+                              std::to_string(max) + " at worst");
+                  ++cases;
+                }
+            }
+            gst_buffer_unmap(image, &im);
+            gst_buffer_unref(image);
+          }
+        gst_buffer_unref(in);
+      }
+  std::printf("%d tensor cases; from the CPU's: %.3f levels on average at worst, %d anywhere\n",
+              cases, worst_mean, worst_max);
+  fail_unless(failures.empty(), "%s", failures.c_str());
+}
+GST_END_TEST;
+
+// An image's planes (RGBP, BGRP) are the uint8 NCHW tensor of the same
+// order, byte for byte: one layout of values, two descriptions.
+GST_START_TEST(test_planes_are_the_nchw_tensor) {
+  const GstVideoInfo in_info = caps_info(GST_VIDEO_FORMAT_NV12, 97, 61);
+  GstBuffer *in = pattern_frame("zone-plate", in_info);
+  for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBP, GST_VIDEO_FORMAT_BGRP}) {
+    GstVideoInfo out;
+    gst_video_info_set_format(&out, f, 33, 17);
+    ConvertParams p = plan_of(in_info, 33, 17, true);
+    p.norm.bgr = f == GST_VIDEO_FORMAT_BGRP;
+    TensorSpec t;
+    t.type = TensorType::Uint8;
+    t.layout = TensorLayout::Nchw;
+    t.width = 33;
+    t.height = 17;
+    const std::vector<guint8> tensor = pass_tensor(in, in_info, t, p);
+    GstBuffer *image = run_pass(in, in_info, out, p);
+    GstMapInfo m;
+    fail_unless(gst_buffer_map(image, &m, GST_MAP_READ));
+    for (guint c = 0; c < 3; ++c)
+      for (int y = 0; y < 17; ++y)
+        for (int x = 0; x < 33; ++x) {
+          const guint8 got = m.data[GST_VIDEO_INFO_PLANE_OFFSET(&out, c) +
+                                    size_t(y) * GST_VIDEO_INFO_PLANE_STRIDE(&out, c) + size_t(x)];
+          const guint8 want = tensor[(size_t(c) * 17 + size_t(y)) * 33 + size_t(x)];
+          fail_unless(got == want, "%s plane %u at %d,%d: %d, the tensor's %d",
+                      gst_video_format_to_string(f), c, x, y, got, want);
+        }
+    gst_buffer_unmap(image, &m);
+    gst_buffer_unref(image);
+  }
+  gst_buffer_unref(in);
+}
+GST_END_TEST;
+
+namespace {
+
+__attribute__((target("f16c"))) uint16_t f16c_half(float f) {
+  return uint16_t(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT), 0));
+}
+
+}  // namespace
+
+// The pass's float16 rounding (tensor_formula.hpp, which the kernel runs)
+// against F16C's, the CPU backend's: every float whose low 13 bits are a
+// tie, one above or one below it, or zero, across every exponent (halves'
+// subnormals, overflow, infinities, NaNs), and a sweep of other patterns.
+GST_START_TEST(test_half_rounding_is_f16c) {
+  if (!__builtin_cpu_supports("f16c")) {
+    std::printf("SKIP: this CPU has no F16C to compare the float16 rounding with\n");
+    return;
+  }
+  size_t checked = 0;
+  auto check = [&](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    const uint16_t got = ef::gst::tensor_formula::half_bits(f);
+    const uint16_t want = f16c_half(f);
+    fail_unless(got == want, "float bits 0x%08x: 0x%04x, F16C 0x%04x", bits, got, want);
+    ++checked;
+  };
+  for (uint32_t high = 0; high < (1u << 19); ++high)
+    for (uint32_t low : {0u, 0xfffu, 0x1000u, 0x1001u, 0x1fffu})
+      check(high << 13 | low);
+  for (uint64_t bits = 0; bits < (1ull << 32); bits += 4093)
+    check(uint32_t(bits));
+  std::printf("%zu floats rounded as F16C rounds them\n", checked);
 }
 GST_END_TEST;
 
@@ -523,6 +887,9 @@ static Suite *cuda_pass_suite() {
   tcase_add_test(tc, test_padded_planes);
   tcase_add_test(tc, test_output_formats);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_tensors_against_cpu);
+  tcase_add_test(tc, test_planes_are_the_nchw_tensor);
+  tcase_add_test(tc, test_half_rounding_is_f16c);
 #ifdef EF_HAVE_CUDA
   tcase_add_test(tc, test_kernel_parameter_block);
 #endif

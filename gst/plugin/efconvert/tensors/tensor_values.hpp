@@ -17,7 +17,8 @@
 
 namespace ef::gst {
 
-// IEEE half precision of `f`, rounded to nearest even (F16C's rounding).
+// IEEE half precision of `f`, rounded to nearest even (F16C's rounding;
+// tensor_formula.hpp).
 uint16_t half_of(float f);
 
 // The bits of channel c's value of level x: a float32's 32 bits, a

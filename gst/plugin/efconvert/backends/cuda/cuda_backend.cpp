@@ -5,6 +5,7 @@
 // switch on the GPU beyond the decoder's own. The output is read back into
 // plain memory (the frame's consumer needs its bytes), or copied into the
 // output's GL texture on the GPU (GL memory: nothing crosses the bus).
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -50,8 +51,11 @@ constexpr unsigned kBlockW = 32, kBlockH = 8;
 class CudaBackend final : public ConvertBackend {
  public:
   // `gl`: the context of GL-memory outputs (a reference taken), else null.
-  CudaBackend(const Driver &d, const GstVideoInfo &out, GstGLContext *gl)
-      : d_(d), out_(out), gl_(gl ? GST_GL_CONTEXT(gst_object_ref(gl)) : nullptr) {
+  CudaBackend(const Driver &d, const OutputSpec &out, GstGLContext *gl)
+      : d_(d),
+        out_(out),
+        rows_(output_rows(out)),
+        gl_(gl ? GST_GL_CONTEXT(gst_object_ref(gl)) : nullptr) {
     if (gl_)
       port_.emplace(gl_);
   }
@@ -102,7 +106,8 @@ class CudaBackend final : public ConvertBackend {
         ++stats_.dst_hits;  // written where the consumer reads it
       } else {
         ++stats_.readbacks;
-        stats_.bytes_read += uint64_t(GST_VIDEO_INFO_PLANE_STRIDE(&out_, 0)) * out_.height;
+        for (unsigned p = 0; p < rows_.n_planes; ++p)
+          stats_.bytes_read += uint64_t(rows_.planes[p].pitch) * rows_.planes[p].rows;
       }
     }
     return done;
@@ -115,14 +120,45 @@ class CudaBackend final : public ConvertBackend {
     bool need_sync;
   };
 
-  // Into plain memory, on the streaming thread.
+  // Where each plane of the output lies in the buffer's memory.
+  struct Destination {
+    std::array<uint8_t *, 3> plane{};
+    std::array<size_t, 3> pitch{};
+  };
+
+  // Into plain memory, on the streaming thread: an image's planes where
+  // its frame (its GstVideoMeta) puts them, a tensor's bytes in its one
+  // memory.
   Result<void> into_memory(const Source &source, GstBuffer *out, const ConvertParams &params) {
-    GstVideoFrame dst;
-    if (!gst_video_frame_map(&dst, &out_, out, GST_MAP_WRITE))
+    auto read = [&](const Destination &dst) {
+      return on_context(source, params, [&](Pass &) { return read_back(dst); });
+    };
+    if (const TensorSpec *tensor = out_.tensor()) {
+      if (gst_buffer_n_memory(out) != 1)
+        return Error{EINVAL, "a tensor buffer must be one memory"};
+      GstMapInfo map;
+      if (!gst_buffer_map(out, &map, GST_MAP_WRITE))
+        return Error{EIO, "cannot map the output tensor"};
+      Result<void> done;
+      if (map.size < tensor->size())
+        done = Error{EINVAL, "the output buffer of " + std::to_string(map.size) +
+                                 " bytes is smaller than " + describe(*tensor)};
+      else
+        done = read(Destination{{map.data}, {rows_.planes[0].pitch}});
+      gst_buffer_unmap(out, &map);
+      return done;
+    }
+    GstVideoFrame frame;
+    GstVideoInfo info = *out_.image();
+    if (!gst_video_frame_map(&frame, &info, out, GST_MAP_WRITE))
       return Error{EIO, "cannot map the output frame"};
-    Result<void> done =
-        on_context(source, params, [&](Pass &pass) { return read_back(pass, dst); });
-    gst_video_frame_unmap(&dst);
+    Destination dst;
+    for (unsigned p = 0; p < rows_.n_planes; ++p) {
+      dst.plane[p] = static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+      dst.pitch[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p));
+    }
+    Result<void> done = read(dst);
+    gst_video_frame_unmap(&frame);
     return done;
   }
 
@@ -145,8 +181,8 @@ class CudaBackend final : public ConvertBackend {
     if (!gst_memory_map(mem, &map, GstMapFlags(GST_MAP_WRITE | GST_MAP_GL)))
       return Error{EIO, "cannot map the output texture"};
     const guint texture = *reinterpret_cast<guint *>(map.data);
-    Result<void> done = on_context(
-        source, params, [&](Pass &pass) { return copy_into_texture(pass, mem, texture); });
+    Result<void> done =
+        on_context(source, params, [&](Pass &) { return copy_into_texture(mem, texture); });
     gst_memory_unmap(mem, &map);
     if (done)
       if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta(out))
@@ -188,7 +224,7 @@ class CudaBackend final : public ConvertBackend {
   }
 
   // The texture of `mem` gets the kernel's output, on the GPU.
-  Result<void> copy_into_texture(const Pass &pass, GstMemory *mem, guint texture) {
+  Result<void> copy_into_texture(GstMemory *mem, guint texture) {
     auto resource = registered_texture(d_, gl_, context_, mem, texture);
     if (!resource)
       return resource.error();
@@ -203,11 +239,11 @@ class CudaBackend final : public ConvertBackend {
       CUDA_MEMCPY2D copy{};
       copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
       copy.srcDevice = output_;
-      copy.srcPitch = size_t(pass.out_stride);
+      copy.srcPitch = rows_.planes[0].pitch;
       copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
       copy.dstArray = array;
-      copy.WidthInBytes = size_t(pass.out_w) * size_t(pass.bpp);
-      copy.Height = size_t(pass.out_h);
+      copy.WidthInBytes = rows_.planes[0].row_bytes;
+      copy.Height = rows_.planes[0].rows;
       if (CUresult e = d_.Memcpy2DAsync(&copy, stream_); e != CUDA_SUCCESS)
         done = Error{EIO, d_.describe("cuMemcpy2DAsync", e)};
     }
@@ -229,35 +265,41 @@ class CudaBackend final : public ConvertBackend {
     return {};
   }
 
-  // The kernel's output into `dst` (plain memory).
-  Result<void> read_back(const Pass &pass, GstVideoFrame &dst) {
+  // The kernel's output into `dst` (plain memory), plane by plane.
+  Result<void> read_back(const Destination &dst) {
     // Device -> pinned staging by DMA, waited for asleep, then into the
     // output on this CPU: a copy into pageable memory makes the driver
     // stage it itself, chunk by chunk, and its waits spin (a CPU each of 16
     // processes whose contexts time-slice the GPU). EF_CUDA_READBACK=direct
     // (a diagnostic) copies into the output memory straight.
     const bool direct = staging_ == nullptr;
-    CUDA_MEMCPY2D copy{};
-    copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    copy.srcDevice = output_;
-    copy.srcPitch = size_t(pass.out_stride);
-    copy.dstMemoryType = CU_MEMORYTYPE_HOST;
-    copy.dstHost = direct ? GST_VIDEO_FRAME_PLANE_DATA(&dst, 0) : staging_;
-    copy.dstPitch = direct ? size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&dst, 0)) : copy.srcPitch;
-    copy.WidthInBytes = size_t(pass.out_w) * size_t(pass.bpp);
-    copy.Height = size_t(pass.out_h);
-    if (CUresult r = d_.Memcpy2DAsync(&copy, stream_); r != CUDA_SUCCESS)
-      return Error{EIO, d_.describe("cuMemcpy2DAsync", r)};
+    for (unsigned p = 0; p < rows_.n_planes; ++p) {
+      const OutputRows::Plane &plane = rows_.planes[p];
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.srcDevice = output_ + plane.offset;
+      copy.srcPitch = plane.pitch;
+      copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+      copy.dstHost = direct ? dst.plane[p] : static_cast<uint8_t *>(staging_) + plane.offset;
+      copy.dstPitch = direct ? dst.pitch[p] : plane.pitch;
+      copy.WidthInBytes = plane.row_bytes;
+      copy.Height = plane.rows;
+      if (CUresult r = d_.Memcpy2DAsync(&copy, stream_); r != CUDA_SUCCESS)
+        return Error{EIO, d_.describe("cuMemcpy2DAsync", r)};
+    }
     // The bytes are the consumer's: wait for them, asleep.
     if (CUresult r = d_.EventRecord(done_, stream_); r != CUDA_SUCCESS)
       return Error{EIO, d_.describe("cuEventRecord", r)};
     if (CUresult r = d_.EventSynchronize(done_); r != CUDA_SUCCESS)
       return Error{EIO, d_.describe("cuEventSynchronize", r)};
     if (!direct)
-      for (size_t y = 0; y < copy.Height; ++y)
-        std::memcpy(static_cast<uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&dst, 0)) +
-                        y * size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&dst, 0)),
-                    static_cast<const uint8_t *>(staging_) + y * copy.srcPitch, copy.WidthInBytes);
+      for (unsigned p = 0; p < rows_.n_planes; ++p) {
+        const OutputRows::Plane &plane = rows_.planes[p];
+        for (size_t y = 0; y < plane.rows; ++y)
+          std::memcpy(dst.plane[p] + y * dst.pitch[p],
+                      static_cast<const uint8_t *>(staging_) + plane.offset + y * plane.pitch,
+                      plane.row_bytes);
+      }
     return {};
   }
 
@@ -285,7 +327,7 @@ class CudaBackend final : public ConvertBackend {
     if (CUresult r = d_.EventCreate(&done_, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
         r != CUDA_SUCCESS)
       return Error{EIO, d_.describe("cuEventCreate", r)};
-    const size_t bytes = size_t(GST_VIDEO_INFO_PLANE_STRIDE(&out_, 0)) * size_t(out_.height);
+    const size_t bytes = rows_.bytes;
     if (CUresult r = d_.MemAlloc(&output_, bytes); r != CUDA_SUCCESS)
       return Error{ENOMEM, d_.describe("cuMemAlloc", r)};
     const char *readback = g_getenv("EF_CUDA_READBACK");
@@ -323,7 +365,8 @@ class CudaBackend final : public ConvertBackend {
   }
 
   const Driver &d_;
-  const GstVideoInfo out_;
+  const OutputSpec out_;
+  const OutputRows rows_;             // how the output lies in output_ (and staging_)
   GstGLContext *const gl_;            // GL-memory outputs' context, else null
   std::optional<GlThreadPort> port_;  // hands frames over to gl_'s thread
   CUcontext context_ = nullptr;
@@ -341,10 +384,14 @@ class CudaBackend final : public ConvertBackend {
 Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in,
                                                           const OutputSpec &out, GstGLContext *gl) {
   const GstVideoInfo *image = out.image();
-  if (!image || !cuda::reads(GST_VIDEO_INFO_FORMAT(&in)) ||
-      !cuda::writes(GST_VIDEO_INFO_FORMAT(image)))
+  const bool writes =
+      image ? cuda::writes(GST_VIDEO_INFO_FORMAT(image)) : cuda::writes(out.tensor()->type);
+  // GL memory: textures of images, a texel a pixel.
+  const bool into_gl = !gl || (image && GST_VIDEO_INFO_N_PLANES(image) == 1);
+  if (!cuda::reads(GST_VIDEO_INFO_FORMAT(&in)) || !writes || !into_gl)
     return Error{EINVAL, "the CUDA backend does not convert " +
-                             std::string(GST_VIDEO_INFO_NAME(&in)) + " to " + out.describe()};
+                             std::string(GST_VIDEO_INFO_NAME(&in)) + " to " + out.describe() +
+                             (gl ? " in GL memory" : "")};
   std::string why;
   const Driver *d = driver(&why);
   if (!d)
@@ -353,7 +400,7 @@ Result<std::unique_ptr<ConvertBackend>> make_cuda_backend(const GstVideoInfo &in
     return Error{ENOTSUP,
                  "GL-memory output: the NVIDIA driver's libcuda.so.1 has no CUDA-GL "
                  "interop"};
-  return std::unique_ptr<ConvertBackend>(new CudaBackend(*d, *image, gl));
+  return std::unique_ptr<ConvertBackend>(new CudaBackend(*d, out, gl));
 }
 
 }  // namespace ef::gst

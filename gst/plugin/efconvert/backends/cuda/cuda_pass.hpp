@@ -3,7 +3,7 @@
 // C++ that both clang's CUDA device compiler and the host compiler take:
 // the kernel (cuda_kernel.cu, compiled to PTX at build time) runs it on the
 // GPU, and the tests run the very same arithmetic on machines without one
-// (cuda_plan.hpp run_on_host). No headers: the device compile has no C
+// (cuda_plan.hpp run_on_host). No C library headers: the device compile has no C
 // library.
 //
 // It computes what the GL pass computes for 8-bit 4:2:0 sources (NV12,
@@ -13,7 +13,17 @@
 // weighed by what the footprint covers of them), chroma over the same
 // footprint in its own samples; elsewhere one bilinear sample at the
 // footprint's centre.
+//
+// It writes images (bytes, packed or a plane a channel) and tensors
+// (float32, float16, int8, uint8; a channel's values interleaved or in
+// planes) alike: a pixel's values, each at its own place (a plane's
+// offset, the pixel's step, the row's stride), from the same 8-bit levels,
+// as the GL pass's tensor output makes them: a float from the level
+// unrounded, an int8 or uint8 from it rounded half to even, by the
+// formula every backend shares (tensor_formula.hpp).
 #pragma once
+
+#include "efconvert/tensors/tensor_formula.hpp"
 
 #if defined(__CUDA__)
 #define EF_CUDA_FN __attribute__((device)) inline
@@ -32,9 +42,18 @@ struct Pass {
   int semi_planar = 1;
   int y_w = 0, y_h = 0;  // luma samples
   int c_w = 0, c_h = 0;  // chroma samples
-  // The output: one plane of `bpp` bytes a pixel.
+  // The output: `values` values a pixel, value b of pixel (x, y) at
+  // out + plane[b] + y * out_stride + x * step, each of `kind`.
   unsigned long long out = 0;
-  int out_stride = 0, out_w = 0, out_h = 0, bpp = 0;
+  int out_stride = 0, out_w = 0, out_h = 0, values = 0;
+  long long plane[4] = {0, 0, 0, 0};
+  int step = 0;
+  int kind = 0;  // ValueKind
+  // Tensors: value b's mean and standard deviation; int8 and uint8's
+  // quantisation and range.
+  double mean[4] = {0, 0, 0, 0}, stddev[4] = {1, 1, 1, 1};
+  double quant_scale = 1;
+  int zero_point = 0, low = 0, high = 255;
   int content[4] = {0, 0, 0, 0};  // x, y, w, h; the rest is border
   // Output point -> source point (pass_plan Geometry).
   float map_x[2] = {0, 0}, map_y[2] = {0, 0}, map_o[2] = {0, 0};
@@ -47,8 +66,10 @@ struct Pass {
   // constant[b]) on [0, 1], Y, U, V on [0, 1].
   float coef[4][4] = {};
   float constant[4] = {0, 0, 0, 0};
-  unsigned char fill[4] = {0, 0, 0, 255};  // the border's bytes
+  unsigned char fill[4] = {0, 0, 0, 255};  // the border's levels
 };
+
+enum ValueKind { kBytes = 0, kFloat32 = 1, kFloat16 = 2, kQuantised = 3 };
 
 EF_CUDA_FN int clamp_index(int i, int n) {
   return i < 0 ? 0 : i >= n ? n - 1 : i;
@@ -163,23 +184,41 @@ EF_CUDA_FN void source_at(const Pass &s, float cx, float cy, float *yuv) {
   }
 }
 
-// Writes output pixel (x, y): the border's bytes, or the source's
+// Value b of a pixel at `at`, from its 8-bit level (unrounded, on
+// [0, 255]).
+EF_CUDA_FN void store(const Pass &s, unsigned char *at, int b, float level) {
+  if (s.kind == kBytes) {
+    *at = (unsigned char)(int)(level + 0.5f);
+  } else if (s.kind == kQuantised) {
+    const double v =
+        tensor_formula::normalised(double(__builtin_rintf(level)), s.mean[b], s.stddev[b]);
+    *at = (unsigned char)tensor_formula::quantised(v, s.quant_scale, s.zero_point, s.low, s.high);
+  } else {
+    const float v = (level - float(s.mean[b])) / float(s.stddev[b]);
+    if (s.kind == kFloat32)
+      *reinterpret_cast<float *>(at) = v;
+    else
+      *reinterpret_cast<unsigned short *>(at) = tensor_formula::half_bits(v);
+  }
+}
+
+// Writes output pixel (x, y): the border's levels, or the source's
 // converted.
 EF_CUDA_FN void write_pixel(const Pass &s, int x, int y) {
-  unsigned char *out =
-      reinterpret_cast<unsigned char *>(s.out) + (long long)y * (long long)s.out_stride + x * s.bpp;
+  unsigned char *out = reinterpret_cast<unsigned char *>(s.out) +
+                       (long long)y * (long long)s.out_stride + (long long)x * s.step;
   if (x < s.content[0] || y < s.content[1] || x >= s.content[0] + s.content[2] ||
       y >= s.content[1] + s.content[3]) {
-    for (int b = 0; b < s.bpp; ++b)
-      out[b] = s.fill[b];
+    for (int b = 0; b < s.values; ++b)
+      store(s, out + s.plane[b], b, float(s.fill[b]));
     return;
   }
   float yuv[3];
   source_at(s, float(x) + 0.5f, float(y) + 0.5f, yuv);
-  for (int b = 0; b < s.bpp; ++b) {
+  for (int b = 0; b < s.values; ++b) {
     const float v = s.coef[b][0] * yuv[0] + s.coef[b][1] * yuv[1] + s.coef[b][2] * yuv[2] +
                     s.coef[b][3] + s.constant[b];
-    out[b] = (unsigned char)(int)(clampf(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+    store(s, out + s.plane[b], b, clampf(v, 0.0f, 1.0f) * 255.0f);
   }
 }
 
