@@ -39,6 +39,8 @@ packages=(
   libegl-dev libgles-dev libvulkan-dev vulkan-validationlayers glslang-tools
   # CPU conversion and scaling
   libyuv-dev
+  # DLPack's header (libgstef-1.0's tensor views hand tensors to models)
+  libdlpack-dev
   # efconvert's CUDA kernel, compiled to PTX at build time (no CUDA toolkit:
   # Debian's is not in main; the NVIDIA driver is only needed at run time)
   clang

@@ -9,6 +9,7 @@
 #include <gst/ef/gstefidentity.h>
 #include <gst/ef/gstefidentitymeta.h>
 #include <gst/ef/gsteftensormeta.h>
+#include <gst/ef/gsteftensorview.h>
 #include <gst/ef/gsteftransformmeta.h>
 #include <gst/ef/gstefvkimage.h>
 
