@@ -86,11 +86,32 @@ def check(ok, what):
         sys.exit(1)
 
 
+def check_released(buffer, caps):
+    """The view and the arrays made of it hold the buffer until the last of
+    them goes, then give it back once. Counted on a copy that only this
+    function holds: the pipeline's threads drop their own references to a
+    buffer they passed on whenever they get to it."""
+    import numpy as np
+    own = buffer.copy_deep()
+    refs = own.mini_object.refcount
+    view = TensorView(own, caps)
+    array = np.from_dlpack(view)
+    check(own.mini_object.refcount > refs, "the view holds no reference to the buffer")
+    del view
+    check(own.mini_object.refcount > refs, "the array outlived the view's hold on the buffer")
+    del array
+    check(own.mini_object.refcount == refs,
+          f"the buffer's refcount {own.mini_object.refcount}, not {refs}, once every array is gone")
+
+
 def run_cpu(args):
     import numpy as np
     for dtype, np_type in (("float32", np.float32), ("uint8", np.uint8)):
+        released = False
         for buffer, caps in samples(args, False, dtype):
-            refs = buffer.mini_object.refcount
+            if not released:
+                check_released(buffer, caps)
+                released = True
             view = TensorView(buffer, caps)
             check(view.__dlpack_device__() == (KDL_CPU, 0), "not a CPU tensor")
             ok, info = buffer.map(Gst.MapFlags.READ)
@@ -107,9 +128,6 @@ def run_cpu(args):
                   "__array_interface__ is not the buffer's bytes")
             torch_note = torch_cpu(view, mapped)
             del from_dlpack, array, view
-            check(buffer.mini_object.refcount == refs,
-                  f"the buffer's refcount {buffer.mini_object.refcount}, not {refs}, once "
-                  "every array is gone")
     print(f"numpy.from_dlpack and __array_interface__: the buffer's bytes in place{torch_note}")
 
 

@@ -150,6 +150,8 @@ GST_EF_API GstEfTensorView *gst_ef_tensor_view_new(GstBuffer *buffer, GstCaps *c
  * gst_ef_tensor_view_ref:
  * @view: a #GstEfTensorView
  *
+ * Takes a reference: the buffer stays mapped while any is held.
+ *
  * Returns: (transfer full): @view
  *
  * Since: 0.1
@@ -170,6 +172,8 @@ GST_EF_API void gst_ef_tensor_view_unref(GstEfTensorView *view);
  * gst_ef_tensor_view_get_buffer:
  * @view: a #GstEfTensorView
  *
+ * The buffer whose bytes the view maps, held as long as the view.
+ *
  * Returns: (transfer none): the tensor's buffer (the tensor of the meta
  *   where the view was made of a frame)
  *
@@ -182,6 +186,8 @@ GST_EF_API GstBuffer *gst_ef_tensor_view_get_buffer(const GstEfTensorView *view)
  * @view: a #GstEfTensorView
  * @device_id: (out) (optional): the device's number (the CUDA ordinal; 0
  *   for the CPU)
+ *
+ * Where the tensor's bytes are: host memory or a CUDA device.
  *
  * Returns: where the bytes are
  *
@@ -209,6 +215,9 @@ GST_EF_API guint64 gst_ef_tensor_view_get_data(const GstEfTensorView *view);
  * @view: a #GstEfTensorView
  * @ndim: (out): the number of dimensions
  *
+ * The tensor's dimensions as DLPack orders them, outermost first (the
+ * reverse of NNStreamer's `dimensions`).
+ *
  * Returns: (array length=ndim) (transfer none): the shape, outermost first
  *
  * Since: 0.1
@@ -219,6 +228,9 @@ GST_EF_API const gint64 *gst_ef_tensor_view_get_shape(const GstEfTensorView *vie
  * gst_ef_tensor_view_get_strides:
  * @view: a #GstEfTensorView
  * @ndim: (out): the number of dimensions
+ *
+ * The distance between neighbours along each dimension, as DLPack's
+ * `strides` holds it.
  *
  * Returns: (array length=ndim) (transfer none): the strides, in elements
  *   (not bytes, as DLPack counts them), outermost first
