@@ -282,11 +282,13 @@ struct FakeCudaMemory {
   guint8 *bytes;
   gpointer stream;
 };
-constexpr GstMapFlags kMapCuda = GstMapFlags(GST_MAP_FLAG_LAST << 1);
-GstMapFlags last_map_flags;
+// As integers: GstCuda's flag lies past GstMapFlags' range (UBSan's enum
+// check refuses such a value loaded as the enum).
+constexpr guint kMapCuda = GST_MAP_FLAG_LAST << 1;
+guint last_map_flags;
 
 gpointer fake_map(GstMemory *mem, gsize, GstMapFlags flags) {
-  last_map_flags = flags;
+  last_map_flags = guint(flags);
   return reinterpret_cast<FakeCudaMemory *>(mem)->bytes;
 }
 void fake_unmap(GstMemory *) {}
