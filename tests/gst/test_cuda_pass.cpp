@@ -607,25 +607,21 @@ struct Geometry {
   GstVideoOrientationMethod direction;
 };
 
-// Crops at even offsets: the CPU backend reads a 4:2:0 crop at an odd
-// offset with its chroma a sample off (box reference MAE 26 on a zone
-// plate, the pass 0.25), so it is no reference there. Nor for the
-// vertical and diagonal flips of 4:2:0 sources of odd sizes: its UL_LR of
-// 97x61 checkers is no mirror of its own 90R (MAE 30, 136 at worst; the
-// pass's is, exactly), so those turn even sources.
+// Odd crops (a crop starting on a chroma pair's second pixel) and turns
+// and flips of odd-sided 4:2:0 sources, where chroma a pixel off shows.
 constexpr Geometry kTensorGeometries[] = {
     {"odd letterbox", 97, 61, 33, 17, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
     {"odd up, letterbox", 33, 17, 40, 37, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
     {"1-pixel row", 64, 2, 17, 1, false, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
     {"1-pixel column", 2, 48, 1, 29, false, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_IDENTITY},
-    {"crop", 160, 120, 31, 23, true, {38, 12, 61, 77}, GST_VIDEO_ORIENTATION_IDENTITY},
+    {"odd crop", 160, 120, 31, 23, true, {37, 13, 61, 77}, GST_VIDEO_ORIENTATION_IDENTITY},
     {"90r", 97, 61, 21, 35, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_90R},
     {"180 crop", 160, 120, 29, 19, false, {6, 4, 99, 71}, GST_VIDEO_ORIENTATION_180},
     {"horiz", 64, 48, 35, 27, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_HORIZ},
     {"ur-ll", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_UR_LL},
-    {"ul-lr", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_UL_LR},
+    {"ul-lr", 97, 61, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_UL_LR},
     {"90l", 96, 60, 25, 41, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_90L},
-    {"vert", 96, 60, 31, 19, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_VERT},
+    {"vert", 97, 61, 31, 19, true, {0, 0, 0, 0}, GST_VIDEO_ORIENTATION_VERT},
 };
 
 }  // namespace
